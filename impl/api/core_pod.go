@@ -1,0 +1,318 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Pod is core/v1 Pod.
+type Pod struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty"`
+	Spec       PodSpec   `json:"spec,omitempty"`
+	Status     PodStatus `json:"status,omitempty"`
+}
+
+// PodList is core/v1 PodList.
+type PodList struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata,omitempty"`
+	Items    []Pod `json:"items"`
+}
+
+// PodTemplateSpec is the pod a workload stamps out.
+type PodTemplateSpec struct {
+	ObjectMeta `json:"metadata,omitempty"`
+	Spec       PodSpec `json:"spec,omitempty"`
+}
+
+// RestartPolicy says when the kubelet restarts a pod's containers.
+type RestartPolicy string
+
+const (
+	RestartPolicyAlways    RestartPolicy = "Always"
+	RestartPolicyOnFailure RestartPolicy = "OnFailure"
+	RestartPolicyNever     RestartPolicy = "Never"
+)
+
+// DNSPolicy is the pod's DNS configuration mode.
+type DNSPolicy string
+
+const (
+	DNSClusterFirstWithHostNet DNSPolicy = "ClusterFirstWithHostNet"
+	DNSClusterFirst            DNSPolicy = "ClusterFirst"
+	DNSDefault                 DNSPolicy = "Default"
+	DNSNone                    DNSPolicy = "None"
+)
+
+// DefaultSchedulerName is the scheduler a pod gets when it names none.
+const DefaultSchedulerName = "default-scheduler"
+
+// PodSpec is the desired state of a pod.
+type PodSpec struct {
+	Containers                    []Container         `json:"containers"`
+	RestartPolicy                 RestartPolicy       `json:"restartPolicy,omitempty"`
+	TerminationGracePeriodSeconds *int64              `json:"terminationGracePeriodSeconds,omitempty"`
+	ActiveDeadlineSeconds         *int64              `json:"activeDeadlineSeconds,omitempty"`
+	DNSPolicy                     DNSPolicy           `json:"dnsPolicy,omitempty"`
+	NodeSelector                  map[string]string   `json:"nodeSelector,omitempty"`
+	ServiceAccountName            string              `json:"serviceAccountName,omitempty"`
+	NodeName                      string              `json:"nodeName,omitempty"`
+	SecurityContext               *PodSecurityContext `json:"securityContext,omitempty"`
+	Hostname                      string              `json:"hostname,omitempty"`
+	Subdomain                     string              `json:"subdomain,omitempty"`
+	SchedulerName                 string              `json:"schedulerName,omitempty"`
+	Tolerations                   []Toleration        `json:"tolerations,omitempty"`
+	Priority                      *int32              `json:"priority,omitempty"`
+	EnableServiceLinks            *bool               `json:"enableServiceLinks,omitempty"`
+}
+
+// PodSecurityContext holds pod-level security settings; Kubernetes defaults
+// it to {} and prints it, so converge models the common fields.
+type PodSecurityContext struct {
+	RunAsUser    *int64 `json:"runAsUser,omitempty"`
+	RunAsGroup   *int64 `json:"runAsGroup,omitempty"`
+	RunAsNonRoot *bool  `json:"runAsNonRoot,omitempty"`
+	FSGroup      *int64 `json:"fsGroup,omitempty"`
+}
+
+// PullPolicy says when the kubelet pulls an image.
+type PullPolicy string
+
+const (
+	PullAlways       PullPolicy = "Always"
+	PullIfNotPresent PullPolicy = "IfNotPresent"
+	PullNever        PullPolicy = "Never"
+)
+
+// Container is one container of a pod.
+type Container struct {
+	Name                     string               `json:"name"`
+	Image                    string               `json:"image,omitempty"`
+	Command                  []string             `json:"command,omitempty"`
+	Args                     []string             `json:"args,omitempty"`
+	WorkingDir               string               `json:"workingDir,omitempty"`
+	Ports                    []ContainerPort      `json:"ports,omitempty"`
+	Env                      []EnvVar             `json:"env,omitempty"`
+	Resources                ResourceRequirements `json:"resources,omitempty"`
+	LivenessProbe            *Probe               `json:"livenessProbe,omitempty"`
+	ReadinessProbe           *Probe               `json:"readinessProbe,omitempty"`
+	StartupProbe             *Probe               `json:"startupProbe,omitempty"`
+	TerminationMessagePath   string               `json:"terminationMessagePath,omitempty"`
+	TerminationMessagePolicy string               `json:"terminationMessagePolicy,omitempty"`
+	ImagePullPolicy          PullPolicy           `json:"imagePullPolicy,omitempty"`
+}
+
+// Protocol is a network protocol of a port.
+type Protocol string
+
+const (
+	ProtocolTCP  Protocol = "TCP"
+	ProtocolUDP  Protocol = "UDP"
+	ProtocolSCTP Protocol = "SCTP"
+)
+
+// ContainerPort is a port a container listens on.
+type ContainerPort struct {
+	Name          string   `json:"name,omitempty"`
+	HostPort      int32    `json:"hostPort,omitempty"`
+	ContainerPort int32    `json:"containerPort"`
+	Protocol      Protocol `json:"protocol,omitempty"`
+	HostIP        string   `json:"hostIP,omitempty"`
+}
+
+// EnvVar is one environment variable.
+type EnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+}
+
+// ResourceList maps a resource name ("cpu", "memory") to a quantity string.
+// It accepts bare JSON numbers too (YAML `cpu: 1`), keeping their text.
+type ResourceList map[string]string
+
+// UnmarshalJSON keeps each value's literal text, string or number.
+func (l *ResourceList) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("api: resource list: %w", err)
+	}
+	if raw == nil {
+		*l = nil
+		return nil
+	}
+	out := make(ResourceList, len(raw))
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err == nil {
+			out[k] = s
+			continue
+		}
+		var n json.Number
+		if err := json.Unmarshal(v, &n); err != nil {
+			return fmt.Errorf("api: resource %q: quantity must be a string or a number", k)
+		}
+		out[k] = n.String()
+	}
+	*l = out
+	return nil
+}
+
+// ResourceRequirements are a container's requests and limits.
+type ResourceRequirements struct {
+	Limits   ResourceList `json:"limits,omitempty"`
+	Requests ResourceList `json:"requests,omitempty"`
+}
+
+// Probe checks a container's health or readiness.
+type Probe struct {
+	Exec                          *ExecAction      `json:"exec,omitempty"`
+	HTTPGet                       *HTTPGetAction   `json:"httpGet,omitempty"`
+	TCPSocket                     *TCPSocketAction `json:"tcpSocket,omitempty"`
+	InitialDelaySeconds           int32            `json:"initialDelaySeconds,omitempty"`
+	TimeoutSeconds                int32            `json:"timeoutSeconds,omitempty"`
+	PeriodSeconds                 int32            `json:"periodSeconds,omitempty"`
+	SuccessThreshold              int32            `json:"successThreshold,omitempty"`
+	FailureThreshold              int32            `json:"failureThreshold,omitempty"`
+	TerminationGracePeriodSeconds *int64           `json:"terminationGracePeriodSeconds,omitempty"`
+}
+
+// ExecAction runs a command in the container.
+type ExecAction struct {
+	Command []string `json:"command,omitempty"`
+}
+
+// HTTPHeader is a header sent by an HTTP probe.
+type HTTPHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// HTTPGetAction probes with an HTTP GET.
+type HTTPGetAction struct {
+	Path        string       `json:"path,omitempty"`
+	Port        IntOrString  `json:"port"`
+	Host        string       `json:"host,omitempty"`
+	Scheme      string       `json:"scheme,omitempty"`
+	HTTPHeaders []HTTPHeader `json:"httpHeaders,omitempty"`
+}
+
+// TCPSocketAction probes by opening a TCP connection.
+type TCPSocketAction struct {
+	Port IntOrString `json:"port"`
+	Host string      `json:"host,omitempty"`
+}
+
+// TolerationOperator relates a toleration to a taint value.
+type TolerationOperator string
+
+const (
+	TolerationOpExists TolerationOperator = "Exists"
+	TolerationOpEqual  TolerationOperator = "Equal"
+)
+
+// Toleration lets a pod land on (or stay on) a tainted node.
+type Toleration struct {
+	Key               string             `json:"key,omitempty"`
+	Operator          TolerationOperator `json:"operator,omitempty"`
+	Value             string             `json:"value,omitempty"`
+	Effect            TaintEffect        `json:"effect,omitempty"`
+	TolerationSeconds *int64             `json:"tolerationSeconds,omitempty"`
+}
+
+// PodPhase is the coarse lifecycle state of a pod.
+type PodPhase string
+
+const (
+	PodPending   PodPhase = "Pending"
+	PodRunning   PodPhase = "Running"
+	PodSucceeded PodPhase = "Succeeded"
+	PodFailed    PodPhase = "Failed"
+	PodUnknown   PodPhase = "Unknown"
+)
+
+// Pod condition types.
+const (
+	PodScheduled    = "PodScheduled"
+	PodInitialized  = "Initialized"
+	ContainersReady = "ContainersReady"
+	PodReady        = "Ready"
+)
+
+// PodStatus is the observed state of a pod, written by the kubelet.
+type PodStatus struct {
+	Phase             PodPhase          `json:"phase,omitempty"`
+	Conditions        []PodCondition    `json:"conditions,omitempty"`
+	Message           string            `json:"message,omitempty"`
+	Reason            string            `json:"reason,omitempty"`
+	NominatedNodeName string            `json:"nominatedNodeName,omitempty"`
+	HostIP            string            `json:"hostIP,omitempty"`
+	HostIPs           []HostIP          `json:"hostIPs,omitempty"`
+	PodIP             string            `json:"podIP,omitempty"`
+	PodIPs            []PodIP           `json:"podIPs,omitempty"`
+	StartTime         *Time             `json:"startTime,omitempty"`
+	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	QOSClass          string            `json:"qosClass,omitempty"`
+}
+
+// PodCondition is one condition of a pod.
+type PodCondition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	LastProbeTime      Time            `json:"lastProbeTime,omitempty"`
+	LastTransitionTime Time            `json:"lastTransitionTime,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
+}
+
+// PodIP is one address of a pod.
+type PodIP struct {
+	IP string `json:"ip"`
+}
+
+// HostIP is one address of a pod's node.
+type HostIP struct {
+	IP string `json:"ip"`
+}
+
+// ContainerStatus is the observed state of one container.
+type ContainerStatus struct {
+	Name         string         `json:"name"`
+	State        ContainerState `json:"state,omitempty"`
+	LastState    ContainerState `json:"lastState,omitempty"`
+	Ready        bool           `json:"ready"`
+	RestartCount int32          `json:"restartCount"`
+	Image        string         `json:"image"`
+	ImageID      string         `json:"imageID"`
+	ContainerID  string         `json:"containerID,omitempty"`
+	Started      *bool          `json:"started,omitempty"`
+}
+
+// ContainerState holds at most one of its members.
+type ContainerState struct {
+	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty"`
+	Running    *ContainerStateRunning    `json:"running,omitempty"`
+	Terminated *ContainerStateTerminated `json:"terminated,omitempty"`
+}
+
+// ContainerStateWaiting is a container not yet running.
+type ContainerStateWaiting struct {
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ContainerStateRunning is a running container.
+type ContainerStateRunning struct {
+	StartedAt Time `json:"startedAt,omitempty"`
+}
+
+// ContainerStateTerminated is a container that exited.
+type ContainerStateTerminated struct {
+	ExitCode    int32  `json:"exitCode"`
+	Signal      int32  `json:"signal,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Message     string `json:"message,omitempty"`
+	StartedAt   Time   `json:"startedAt,omitempty"`
+	FinishedAt  Time   `json:"finishedAt,omitempty"`
+	ContainerID string `json:"containerID,omitempty"`
+}

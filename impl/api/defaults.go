@@ -1,0 +1,187 @@
+package api
+
+import "strings"
+
+// Default values Kubernetes fills in.
+const (
+	DefaultNamespace                     = "default"
+	DefaultTerminationGracePeriodSeconds = 30
+	DefaultRevisionHistoryLimit          = 10
+	DefaultProgressDeadlineSeconds       = 600
+	DefaultMaxSurge                      = "25%"
+	DefaultMaxUnavailable                = "25%"
+	DefaultTerminationMessagePath        = "/dev/termination-log"
+)
+
+// Default fills in every field Kubernetes defaults, in place, and is
+// idempotent. Namespaced kinds with no namespace get "default". Call it
+// before Validate, as the apiserver does.
+func Default(obj Object) {
+	if isNilObject(obj) {
+		return
+	}
+	if km, ok := metaOf(obj); ok && km.namespaced && obj.GetObjectMeta().Namespace == "" {
+		obj.GetObjectMeta().Namespace = DefaultNamespace
+	}
+	switch o := obj.(type) {
+	case *Deployment:
+		defaultDeploymentSpec(&o.Spec)
+	case *ReplicaSet:
+		if o.Spec.Replicas == nil {
+			o.Spec.Replicas = ptr[int32](1)
+		}
+		defaultPodSpec(&o.Spec.Template.Spec)
+	case *Pod:
+		defaultPodSpec(&o.Spec)
+	case *Service:
+		defaultServiceSpec(&o.Spec)
+	case *Endpoints:
+		for i := range o.Subsets {
+			for j := range o.Subsets[i].Ports {
+				if o.Subsets[i].Ports[j].Protocol == "" {
+					o.Subsets[i].Ports[j].Protocol = ProtocolTCP
+				}
+			}
+		}
+	case *Node:
+		// A node that reports capacity but not allocatable can use it all.
+		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
+			o.Status.Allocatable = make(ResourceList, len(o.Status.Capacity))
+			for k, v := range o.Status.Capacity {
+				o.Status.Allocatable[k] = v
+			}
+		}
+	case *Namespace:
+		if o.Status.Phase == "" {
+			o.Status.Phase = NamespaceActive
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func defaultDeploymentSpec(s *DeploymentSpec) {
+	if s.Replicas == nil {
+		s.Replicas = ptr[int32](1)
+	}
+	if s.Strategy.Type == "" {
+		s.Strategy.Type = RollingUpdateDeploymentStrategyType
+	}
+	if s.Strategy.Type == RollingUpdateDeploymentStrategyType {
+		if s.Strategy.RollingUpdate == nil {
+			s.Strategy.RollingUpdate = &RollingUpdateDeployment{}
+		}
+		if s.Strategy.RollingUpdate.MaxUnavailable == nil {
+			s.Strategy.RollingUpdate.MaxUnavailable = IntOrStringPtr(FromString(DefaultMaxUnavailable))
+		}
+		if s.Strategy.RollingUpdate.MaxSurge == nil {
+			s.Strategy.RollingUpdate.MaxSurge = IntOrStringPtr(FromString(DefaultMaxSurge))
+		}
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr[int32](DefaultRevisionHistoryLimit)
+	}
+	if s.ProgressDeadlineSeconds == nil {
+		s.ProgressDeadlineSeconds = ptr[int32](DefaultProgressDeadlineSeconds)
+	}
+	defaultPodSpec(&s.Template.Spec)
+}
+
+func defaultPodSpec(s *PodSpec) {
+	if s.RestartPolicy == "" {
+		s.RestartPolicy = RestartPolicyAlways
+	}
+	if s.TerminationGracePeriodSeconds == nil {
+		s.TerminationGracePeriodSeconds = ptr[int64](DefaultTerminationGracePeriodSeconds)
+	}
+	if s.DNSPolicy == "" {
+		s.DNSPolicy = DNSClusterFirst
+	}
+	if s.SchedulerName == "" {
+		s.SchedulerName = DefaultSchedulerName
+	}
+	if s.SecurityContext == nil {
+		s.SecurityContext = &PodSecurityContext{}
+	}
+	for i := range s.Containers {
+		defaultContainer(&s.Containers[i])
+	}
+}
+
+func defaultContainer(c *Container) {
+	if c.ImagePullPolicy == "" {
+		c.ImagePullPolicy = DefaultPullPolicy(c.Image)
+	}
+	if c.TerminationMessagePath == "" {
+		c.TerminationMessagePath = DefaultTerminationMessagePath
+	}
+	if c.TerminationMessagePolicy == "" {
+		c.TerminationMessagePolicy = "File"
+	}
+	for i := range c.Ports {
+		if c.Ports[i].Protocol == "" {
+			c.Ports[i].Protocol = ProtocolTCP
+		}
+	}
+	for _, pr := range []*Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		defaultProbe(pr)
+	}
+}
+
+func defaultProbe(p *Probe) {
+	if p == nil {
+		return
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = 1
+	}
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = 10
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = 1
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = 3
+	}
+	if h := p.HTTPGet; h != nil {
+		if h.Path == "" {
+			h.Path = "/"
+		}
+		if h.Scheme == "" {
+			h.Scheme = "HTTP"
+		}
+	}
+}
+
+// DefaultPullPolicy is Always for an image tagged :latest or not tagged at
+// all, and IfNotPresent otherwise (including images pinned by digest).
+func DefaultPullPolicy(image string) PullPolicy {
+	if strings.Contains(image, "@") {
+		return PullIfNotPresent
+	}
+	last := image[strings.LastIndex(image, "/")+1:]
+	i := strings.LastIndex(last, ":")
+	if i < 0 || last[i+1:] == "latest" {
+		return PullAlways
+	}
+	return PullIfNotPresent
+}
+
+func defaultServiceSpec(s *ServiceSpec) {
+	if s.Type == "" {
+		s.Type = ServiceTypeClusterIP
+	}
+	if s.SessionAffinity == "" {
+		s.SessionAffinity = "None"
+	}
+	for i := range s.Ports {
+		sp := &s.Ports[i]
+		if sp.Protocol == "" {
+			sp.Protocol = ProtocolTCP
+		}
+		if sp.TargetPort.IsZero() {
+			sp.TargetPort = FromInt32(sp.Port)
+		}
+	}
+}

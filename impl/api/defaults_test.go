@@ -1,0 +1,157 @@
+package api
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDefaultDeployment(t *testing.T) {
+	d := &Deployment{
+		ObjectMeta: ObjectMeta{Name: "myapp"},
+		Spec: DeploymentSpec{
+			Selector: &LabelSelector{MatchLabels: map[string]string{"app": "myapp"}},
+			Template: PodTemplateSpec{
+				ObjectMeta: ObjectMeta{Labels: map[string]string{"app": "myapp"}},
+				Spec: PodSpec{Containers: []Container{
+					{Name: "a", Image: "nginx:1.27", Ports: []ContainerPort{{ContainerPort: 80}}},
+					{Name: "b", Image: "busybox"},
+				}},
+			},
+		},
+	}
+	Default(d)
+	assert.Equal(t, "default", d.Namespace)
+	assert.Equal(t, int32(1), *d.Spec.Replicas)
+	assert.Equal(t, RollingUpdateDeploymentStrategyType, d.Spec.Strategy.Type)
+	assert.Equal(t, FromString("25%"), *d.Spec.Strategy.RollingUpdate.MaxSurge)
+	assert.Equal(t, FromString("25%"), *d.Spec.Strategy.RollingUpdate.MaxUnavailable)
+	assert.Equal(t, int32(10), *d.Spec.RevisionHistoryLimit)
+	assert.Equal(t, int32(600), *d.Spec.ProgressDeadlineSeconds)
+	ps := d.Spec.Template.Spec
+	assert.Equal(t, RestartPolicyAlways, ps.RestartPolicy)
+	assert.Equal(t, int64(30), *ps.TerminationGracePeriodSeconds)
+	assert.Equal(t, DNSClusterFirst, ps.DNSPolicy)
+	assert.Equal(t, "default-scheduler", ps.SchedulerName)
+	assert.NotNil(t, ps.SecurityContext)
+	assert.Equal(t, PullIfNotPresent, ps.Containers[0].ImagePullPolicy)
+	assert.Equal(t, PullAlways, ps.Containers[1].ImagePullPolicy)
+	assert.Equal(t, ProtocolTCP, ps.Containers[0].Ports[0].Protocol)
+	assert.Equal(t, "/dev/termination-log", ps.Containers[0].TerminationMessagePath)
+	assert.Equal(t, "File", ps.Containers[0].TerminationMessagePolicy)
+	require.NoError(t, Validate(d))
+
+	again := DeepCopy(d)
+	Default(again)
+	assert.Equal(t, d, again, "Default is idempotent")
+}
+
+func TestDefaultKeepsExplicitValues(t *testing.T) {
+	d := validDeployment()
+	d.Spec.Replicas = int32p(0)
+	d.Spec.Strategy = DeploymentStrategy{Type: RecreateDeploymentStrategyType}
+	d.Namespace = "prod"
+	d.Spec.Template.Spec.Containers[0].ImagePullPolicy = PullNever
+	Default(d)
+	assert.Equal(t, int32(0), *d.Spec.Replicas)
+	assert.Nil(t, d.Spec.Strategy.RollingUpdate, "Recreate gets no rollingUpdate")
+	assert.Equal(t, "prod", d.Namespace)
+	assert.Equal(t, PullNever, d.Spec.Template.Spec.Containers[0].ImagePullPolicy)
+	assert.NoError(t, Validate(d))
+}
+
+func TestDefaultOtherKinds(t *testing.T) {
+	s := &Service{ObjectMeta: ObjectMeta{Name: "web"}, Spec: ServiceSpec{Ports: []ServicePort{
+		{Name: "http", Port: 80}, {Name: "metrics", Port: 9090, TargetPort: FromString("metrics"), Protocol: ProtocolUDP},
+	}}}
+	Default(s)
+	assert.Equal(t, ServiceTypeClusterIP, s.Spec.Type)
+	assert.Equal(t, "None", s.Spec.SessionAffinity)
+	assert.Equal(t, ProtocolTCP, s.Spec.Ports[0].Protocol)
+	assert.Equal(t, FromInt32(80), s.Spec.Ports[0].TargetPort)
+	assert.Equal(t, FromString("metrics"), s.Spec.Ports[1].TargetPort)
+	assert.Equal(t, ProtocolUDP, s.Spec.Ports[1].Protocol)
+
+	rs := &ReplicaSet{}
+	Default(rs)
+	assert.Equal(t, int32(1), *rs.Spec.Replicas)
+	assert.Equal(t, "default", rs.Namespace)
+
+	n := &Node{ObjectMeta: ObjectMeta{Name: "n"}, Status: NodeStatus{Capacity: ResourceList{"cpu": "2"}}}
+	Default(n)
+	assert.Empty(t, n.Namespace, "nodes are cluster-scoped")
+	assert.Equal(t, ResourceList{"cpu": "2"}, n.Status.Allocatable)
+	n.Status.Capacity["cpu"] = "4"
+	assert.Equal(t, "2", n.Status.Allocatable["cpu"], "allocatable is a copy")
+
+	ns := &Namespace{ObjectMeta: ObjectMeta{Name: "prod"}}
+	Default(ns)
+	assert.Equal(t, NamespaceActive, ns.Status.Phase)
+
+	p := &Pod{Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
+		LivenessProbe: &Probe{HTTPGet: &HTTPGetAction{Port: FromInt32(8080)}}}}}}
+	Default(p)
+	pr := p.Spec.Containers[0].LivenessProbe
+	assert.Equal(t, "/", pr.HTTPGet.Path)
+	assert.Equal(t, "HTTP", pr.HTTPGet.Scheme)
+	assert.Equal(t, [4]int32{1, 10, 1, 3}, [4]int32{pr.TimeoutSeconds, pr.PeriodSeconds, pr.SuccessThreshold, pr.FailureThreshold})
+
+	ep := &Endpoints{Subsets: []EndpointSubset{{Ports: []EndpointPort{{Port: 80}}}}}
+	Default(ep)
+	assert.Equal(t, ProtocolTCP, ep.Subsets[0].Ports[0].Protocol)
+
+	for _, o := range []Object{nil, (*Pod)(nil), (*Deployment)(nil), &Binding{}, &Scale{}} {
+		assert.NotPanics(t, func() { Default(o) }, "%T", o)
+	}
+}
+
+func TestDefaultPullPolicy(t *testing.T) {
+	for image, want := range map[string]PullPolicy{
+		"nginx":                       PullAlways,
+		"nginx:latest":                PullAlways,
+		"nginx:1.27":                  PullIfNotPresent,
+		"localhost:5000/nginx":        PullAlways,
+		"localhost:5000/nginx:1.27":   PullIfNotPresent,
+		"registry.io/team/app:latest": PullAlways,
+		"nginx@sha256:abcdef":         PullIfNotPresent,
+		"":                            PullAlways,
+	} {
+		assert.Equal(t, want, DefaultPullPolicy(image), image)
+	}
+}
+
+// The examples are Kubernetes' own: docs for maxSurge/maxUnavailable and
+// the rounding in its deployment util tests.
+func TestResolveSurge(t *testing.T) {
+	pct := func(s string) *IntOrString { return IntOrStringPtr(FromString(s)) }
+	num := func(n int32) *IntOrString { return IntOrStringPtr(FromInt32(n)) }
+	for _, tc := range []struct {
+		replicas       int
+		surge, unavail *IntOrString
+		wantS, wantU   int
+		name           string
+	}{
+		{10, pct("25%"), pct("25%"), 3, 2, "defaults on 10: surge 2.5 up, unavailable 2.5 down"},
+		{3, pct("25%"), pct("25%"), 1, 0, "the seed: 0.75 rounds to 1 and 0"},
+		{10, pct("30%"), pct("30%"), 3, 3, "docs example: 30% of 10"},
+		{1, pct("25%"), pct("25%"), 1, 0, "one replica"},
+		{0, pct("25%"), pct("25%"), 0, 1, "both zero: unavailable becomes 1"},
+		{5, num(0), num(0), 0, 1, "explicit zeros"},
+		{5, num(2), num(1), 2, 1, "absolute values"},
+		{4, nil, nil, 0, 1, "nil counts as zero"},
+		{10, pct("0%"), pct("100%"), 0, 10, "all at once"},
+		{7, pct("50%"), num(0), 4, 0, "surge only"},
+	} {
+		s, u, err := ResolveSurge(tc.replicas, tc.surge, tc.unavail)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, [2]int{tc.wantS, tc.wantU}, [2]int{s, u}, tc.name)
+	}
+	_, _, err := ResolveSurge(3, pct("lots"), nil)
+	assert.True(t, errors.Is(err, ErrInvalidIntOrPercent), "%v", err)
+	_, _, err = ResolveSurge(3, num(-1), nil)
+	assert.True(t, errors.Is(err, ErrInvalidIntOrPercent))
+	_, _, err = ResolveSurge(3, nil, pct("99999999999%"))
+	assert.Error(t, err)
+}

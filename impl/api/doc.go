@@ -1,0 +1,36 @@
+// Package api holds the Kubernetes API types converge serves (apps/v1
+// Deployment and ReplicaSet; v1 Pod, Node, Service, Endpoints, Namespace,
+// Binding; autoscaling/v1 Scale), with the resource table, defaulting,
+// validation, Status errors and manifest decoding the apiserver, the client
+// and the CLI share.
+//
+// Guarantees:
+//   - JSON field names and omitempty follow Kubernetes exactly, so real
+//     kubectl can read and write these objects. Time marshals as RFC 3339
+//     in UTC with one-second precision, and as null when zero.
+//   - One table (Resources) describes every resource: plural, singular,
+//     kind, list kind, group, version, scope, short names, verbs and
+//     subresources. Lookups by resource, kind, short name, or whatever a
+//     user types (ResolveResource). Every kind implements Object; every
+//     list implements ListObject.
+//   - Default is idempotent and fills what Kubernetes fills (replicas 1,
+//     RollingUpdate 25%/25%, restartPolicy Always, imagePullPolicy from the
+//     tag, protocol TCP, targetPort = port, namespace "default", ...).
+//   - Validate and ValidateUpdate never panic and return nil or a
+//     *StatusError with reason Invalid (422) listing every problem as a
+//     cause, with Kubernetes field paths ("spec.template.spec.containers[0].image")
+//     and Kubernetes wording.
+//   - Every Status constructor uses Kubernetes' reason, code and message
+//     format; IsNotFound, IsConflict, ReasonOf, CodeOf and friends see
+//     through %w wrapping.
+//   - DecodeManifests and Decode never panic, are strict (unknown or
+//     duplicate fields are errors), and report problems as 400 BadRequest
+//     naming the document number and line. Marshal never mutates its input.
+//   - Names are deterministic: PodTemplateHash is the model's TemplateHash
+//     of the first image and the template labels.
+//   - DeepCopy shares no memory with its input.
+//
+// Sentinel errors (ErrInvalidQuantity, ErrInvalidSelector,
+// ErrInvalidIntOrPercent, ErrUnknownResource) carry the package name and
+// are wrapped with %w.
+package api

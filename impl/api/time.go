@@ -1,0 +1,62 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Time is a timestamp with one-second precision, as Kubernetes serializes
+// it: RFC 3339 in UTC, and null when zero.
+type Time struct {
+	time.Time
+}
+
+// NewTime truncates t to the second and moves it to UTC, so that a value
+// equals itself after a JSON round trip.
+func NewTime(t time.Time) Time {
+	if t.IsZero() {
+		return Time{}
+	}
+	return Time{t.UTC().Truncate(time.Second)}
+}
+
+// Unix is the Time sec seconds after the Unix epoch; converge's logical
+// clock uses it to stamp objects deterministically.
+func Unix(sec int64) Time {
+	return Time{time.Unix(sec, 0).UTC()}
+}
+
+// MarshalJSON writes null for the zero time, so an unset timestamp is
+// visibly unset rather than year 1.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + t.UTC().Format(time.RFC3339) + `"`), nil
+}
+
+// UnmarshalJSON accepts null, "" and RFC 3339 strings.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("api: time must be an RFC 3339 string: %w", err)
+	}
+	if s == "" {
+		t.Time = time.Time{}
+		return nil
+	}
+	p, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("api: time %q is not RFC 3339: %w", s, err)
+	}
+	*t = NewTime(p)
+	return nil
+}
+
+// Equal compares instants, ignoring location.
+func (t Time) Equal(o Time) bool { return t.Time.Equal(o.Time) }

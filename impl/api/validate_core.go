@@ -1,0 +1,180 @@
+package api
+
+import (
+	"slices"
+	"strings"
+)
+
+var supportedServiceTypes = []ServiceType{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}
+
+func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
+	headless := s.ClusterIP == ClusterIPNone
+	if len(s.Ports) == 0 && !headless && s.Type != ServiceTypeExternalName {
+		e.required(p.child("ports"), "")
+	}
+	names := map[string]bool{}
+	type portKey struct {
+		Port     int32    `json:"port"`
+		Protocol Protocol `json:"protocol"`
+	}
+	seen := map[portKey]bool{}
+	for i, sp := range s.Ports {
+		ip := p.child("ports").index(i)
+		if len(s.Ports) > 1 && sp.Name == "" {
+			e.required(ip.child("name"), "")
+		} else if sp.Name != "" {
+			e.invalidEach(ip.child("name"), sp.Name, isDNS1123Label(sp.Name))
+			if names[sp.Name] {
+				e.duplicate(ip.child("name"), sp.Name)
+			}
+			names[sp.Name] = true
+		}
+		e.invalidEach(ip.child("port"), int64(sp.Port), isValidPortNum(int(sp.Port)))
+		validateProtocol(e, sp.Protocol, ip.child("protocol"))
+		validatePortNumOrName(e, sp.TargetPort, ip.child("targetPort"))
+		if sp.NodePort != 0 {
+			e.invalidEach(ip.child("nodePort"), int64(sp.NodePort), isValidPortNum(int(sp.NodePort)))
+		}
+		k := portKey{sp.Port, sp.Protocol}
+		if seen[k] {
+			e.duplicate(ip, k)
+		}
+		seen[k] = true
+	}
+	validateLabels(e, s.Selector, p.child("selector"))
+	switch s.SessionAffinity {
+	case "None", "ClientIP":
+	case "":
+		e.required(p.child("sessionAffinity"), "")
+	default:
+		notSupported(e, p.child("sessionAffinity"), s.SessionAffinity, []string{"ClientIP", "None"})
+	}
+	if s.ClusterIP != "" && s.ClusterIP != ClusterIPNone {
+		e.invalidEach(p.child("clusterIP"), s.ClusterIP, isValidIP(s.ClusterIP))
+	}
+	for i, ip := range s.ClusterIPs {
+		if ip != ClusterIPNone {
+			for range isValidIP(ip) {
+				e.invalid(p.child("clusterIPs").index(i), ip, "must be empty, 'None', or a valid IP address")
+			}
+		}
+	}
+	if len(s.ClusterIPs) > 0 && s.ClusterIP != "" && s.ClusterIPs[0] != s.ClusterIP {
+		e.invalid(p.child("clusterIPs"), s.ClusterIPs, "first value must match `clusterIP`")
+	}
+	switch {
+	case s.Type == "":
+		e.required(p.child("type"), "")
+	case !slices.Contains(supportedServiceTypes, s.Type):
+		notSupported(e, p.child("type"), string(s.Type), supportedServiceTypes)
+	case s.Type == ServiceTypeExternalName:
+		if s.ExternalName == "" {
+			e.required(p.child("externalName"), "")
+		} else {
+			e.invalidEach(p.child("externalName"), s.ExternalName, isDNS1123Subdomain(s.ExternalName))
+		}
+	}
+}
+
+func validateEndpointSubsets(e *errs, subsets []EndpointSubset, p fieldPath) {
+	for i, ss := range subsets {
+		ip := p.index(i)
+		if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
+			e.required(ip, "must specify `addresses` or `notReadyAddresses`")
+		}
+		for j := range ss.Addresses {
+			validateEndpointAddress(e, &ss.Addresses[j], ip.child("addresses").index(j))
+		}
+		for j := range ss.NotReadyAddresses {
+			validateEndpointAddress(e, &ss.NotReadyAddresses[j], ip.child("notReadyAddresses").index(j))
+		}
+		for j, port := range ss.Ports {
+			pp := ip.child("ports").index(j)
+			if len(ss.Ports) > 1 && port.Name == "" {
+				e.required(pp.child("name"), "")
+			} else if port.Name != "" {
+				e.invalidEach(pp.child("name"), port.Name, isDNS1123Label(port.Name))
+			}
+			e.invalidEach(pp.child("port"), int64(port.Port), isValidPortNum(int(port.Port)))
+			validateProtocol(e, port.Protocol, pp.child("protocol"))
+		}
+	}
+}
+
+func validateEndpointAddress(e *errs, a *EndpointAddress, p fieldPath) {
+	e.invalidEach(p.child("ip"), a.IP, isValidIP(a.IP))
+	if a.Hostname != "" {
+		e.invalidEach(p.child("hostname"), a.Hostname, isDNS1123Label(a.Hostname))
+	}
+	if a.NodeName != "" {
+		e.invalidEach(p.child("nodeName"), a.NodeName, isDNS1123Subdomain(a.NodeName))
+	}
+}
+
+func validateNode(e *errs, n *Node) {
+	sp := fieldPath("spec")
+	if n.Spec.PodCIDR != "" {
+		e.invalidEach(sp.child("podCIDR"), n.Spec.PodCIDR, isValidCIDR(n.Spec.PodCIDR))
+	}
+	for i, c := range n.Spec.PodCIDRs {
+		e.invalidEach(sp.child("podCIDRs").index(i), c, isValidCIDR(c))
+	}
+	if len(n.Spec.PodCIDRs) > 0 && n.Spec.PodCIDR != "" && n.Spec.PodCIDRs[0] != n.Spec.PodCIDR {
+		e.invalid(sp.child("podCIDRs"), n.Spec.PodCIDRs, "first value must match `podCIDR`")
+	}
+	type taintKey struct{ key, effect string }
+	seen := map[taintKey]bool{}
+	for i, t := range n.Spec.Taints {
+		ip := sp.child("taints").index(i)
+		e.invalidEach(ip.child("key"), t.Key, isQualifiedName(t.Key))
+		if msgs := isValidLabelValue(t.Value); len(msgs) > 0 {
+			e.invalid(ip.child("value"), t.Value, strings.Join(msgs, ";"))
+		}
+		validateTaintEffect(e, t.Effect, ip.child("effect"))
+		k := taintKey{t.Key, string(t.Effect)}
+		if seen[k] {
+			e.add(&FieldError{Type: CauseTypeFieldValueDuplicate, Field: ip.String(), BadValue: t,
+				Detail: "taints must be unique by key and effect pair"})
+		}
+		seen[k] = true
+	}
+	st := fieldPath("status")
+	validateResourceQuantities(e, n.Status.Capacity, st.child("capacity"))
+	validateResourceQuantities(e, n.Status.Allocatable, st.child("allocatable"))
+	for i, a := range n.Status.Addresses {
+		if a.Type == "" {
+			e.required(st.child("addresses").index(i).child("type"), "")
+		}
+	}
+}
+
+func validateResourceQuantities(e *errs, l ResourceList, p fieldPath) {
+	for _, name := range sortedKeys(l) {
+		q, err := ParseQuantity(l[name])
+		if err != nil {
+			e.invalid(p.key(name), l[name], quantityFormatMsg)
+		} else if q.IsNegative() {
+			e.invalid(p.key(name), l[name], "must be greater than or equal to 0")
+		}
+	}
+}
+
+func validateNodeUpdate(e *errs, old, n *Node) {
+	if old.Spec.PodCIDR != "" && n.Spec.PodCIDR != old.Spec.PodCIDR {
+		e.forbidden("spec.podCIDR", "may not change podCIDR once set")
+	}
+	if len(old.Spec.PodCIDRs) > 0 && !slices.Equal(old.Spec.PodCIDRs, n.Spec.PodCIDRs) {
+		e.forbidden("spec.podCIDRs", "may not change podCIDRs once set")
+	}
+}
+
+func validateBinding(e *errs, b *Binding) {
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		notSupported(e, "target.kind", b.Target.Kind, []string{"Node", "<empty>"})
+	}
+	if b.Target.Name == "" {
+		e.required("target.name", "")
+	} else {
+		e.invalidEach("target.name", b.Target.Name, isDNS1123Subdomain(b.Target.Name))
+	}
+}

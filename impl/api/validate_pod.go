@@ -1,0 +1,297 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+)
+
+var (
+	supportedProtocols     = []Protocol{ProtocolSCTP, ProtocolTCP, ProtocolUDP}
+	supportedRestart       = []RestartPolicy{RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever}
+	supportedDNSPolicies   = []DNSPolicy{DNSClusterFirstWithHostNet, DNSClusterFirst, DNSDefault, DNSNone}
+	supportedPullPolicies  = []PullPolicy{PullAlways, PullIfNotPresent, PullNever}
+	supportedTermMsgPolicy = []string{"File", "FallbackToLogsOnError"}
+	supportedTaintEffects  = []TaintEffect{TaintEffectNoSchedule, TaintEffectPreferNoSchedule, TaintEffectNoExecute}
+)
+
+func validatePodSpec(e *errs, s *PodSpec, p fieldPath) {
+	validateContainers(e, s.Containers, p.child("containers"))
+	switch s.RestartPolicy {
+	case RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
+	case "":
+		e.required(p.child("restartPolicy"), "")
+	default:
+		notSupported(e, p.child("restartPolicy"), string(s.RestartPolicy), supportedRestart)
+	}
+	switch s.DNSPolicy {
+	case DNSClusterFirstWithHostNet, DNSClusterFirst, DNSDefault, DNSNone:
+	case "":
+		e.required(p.child("dnsPolicy"), "")
+	default:
+		notSupported(e, p.child("dnsPolicy"), string(s.DNSPolicy), supportedDNSPolicies)
+	}
+	validateLabels(e, s.NodeSelector, p.child("nodeSelector"))
+	if s.NodeName != "" {
+		e.invalidEach(p.child("nodeName"), s.NodeName, isDNS1123Subdomain(s.NodeName))
+	}
+	if s.ServiceAccountName != "" {
+		e.invalidEach(p.child("serviceAccountName"), s.ServiceAccountName, isDNS1123Subdomain(s.ServiceAccountName))
+	}
+	if s.Hostname != "" {
+		e.invalidEach(p.child("hostname"), s.Hostname, isDNS1123Label(s.Hostname))
+	}
+	if s.Subdomain != "" {
+		e.invalidEach(p.child("subdomain"), s.Subdomain, isDNS1123Label(s.Subdomain))
+	}
+	if s.TerminationGracePeriodSeconds != nil {
+		e.nonNegative(p.child("terminationGracePeriodSeconds"), *s.TerminationGracePeriodSeconds)
+	}
+	if s.ActiveDeadlineSeconds != nil && *s.ActiveDeadlineSeconds < 1 {
+		e.invalid(p.child("activeDeadlineSeconds"), *s.ActiveDeadlineSeconds, "must be between 1 and 2147483647, inclusive")
+	}
+	if s.SchedulerName != "" {
+		e.invalidEach(p.child("schedulerName"), s.SchedulerName, isDNS1123Subdomain(s.SchedulerName))
+	}
+	validateTolerations(e, s.Tolerations, p.child("tolerations"))
+}
+
+func validateContainers(e *errs, cs []Container, p fieldPath) {
+	if len(cs) == 0 {
+		e.required(p, "")
+		return
+	}
+	names := map[string]bool{}
+	portNames := map[string]bool{}
+	for i := range cs {
+		c := &cs[i]
+		ip := p.index(i)
+		np := ip.child("name")
+		if c.Name == "" {
+			e.required(np, "")
+		} else {
+			e.invalidEach(np, c.Name, isDNS1123Label(c.Name))
+		}
+		if names[c.Name] {
+			e.duplicate(np, c.Name)
+		}
+		names[c.Name] = true
+		if c.Image == "" {
+			e.required(ip.child("image"), "")
+		} else if strings.TrimSpace(c.Image) != c.Image {
+			e.invalid(ip.child("image"), c.Image, "must not have leading or trailing whitespace")
+		}
+		validateContainerPorts(e, c.Ports, ip.child("ports"), portNames)
+		for j, env := range c.Env {
+			ep := ip.child("env").index(j).child("name")
+			if env.Name == "" {
+				e.required(ep, "")
+			} else {
+				e.invalidEach(ep, env.Name, isEnvVarName(env.Name))
+			}
+		}
+		validateResources(e, &c.Resources, ip.child("resources"))
+		validateProbe(e, c.LivenessProbe, ip.child("livenessProbe"), true)
+		validateProbe(e, c.ReadinessProbe, ip.child("readinessProbe"), false)
+		validateProbe(e, c.StartupProbe, ip.child("startupProbe"), true)
+		if c.ReadinessProbe != nil && c.ReadinessProbe.TerminationGracePeriodSeconds != nil {
+			e.invalid(ip.child("readinessProbe", "terminationGracePeriodSeconds"), *c.ReadinessProbe.TerminationGracePeriodSeconds, "must not be set for readinessProbes")
+		}
+		switch c.ImagePullPolicy {
+		case PullAlways, PullIfNotPresent, PullNever:
+		case "":
+			e.required(ip.child("imagePullPolicy"), "")
+		default:
+			notSupported(e, ip.child("imagePullPolicy"), string(c.ImagePullPolicy), supportedPullPolicies)
+		}
+		switch c.TerminationMessagePolicy {
+		case "File", "FallbackToLogsOnError":
+		case "":
+			e.required(ip.child("terminationMessagePolicy"), "")
+		default:
+			notSupported(e, ip.child("terminationMessagePolicy"), c.TerminationMessagePolicy, supportedTermMsgPolicy)
+		}
+	}
+}
+
+// validateContainerPorts checks one container's ports; port names must be
+// unique across the whole pod, so the set is shared.
+func validateContainerPorts(e *errs, ports []ContainerPort, p fieldPath, names map[string]bool) {
+	for i, port := range ports {
+		ip := p.index(i)
+		if port.Name != "" {
+			if msgs := isValidPortName(port.Name); len(msgs) > 0 {
+				e.invalidEach(ip.child("name"), port.Name, msgs)
+			} else if names[port.Name] {
+				e.duplicate(ip.child("name"), port.Name)
+			} else {
+				names[port.Name] = true
+			}
+		}
+		if port.ContainerPort == 0 {
+			e.required(ip.child("containerPort"), "")
+		} else {
+			e.invalidEach(ip.child("containerPort"), int64(port.ContainerPort), isValidPortNum(int(port.ContainerPort)))
+		}
+		if port.HostPort != 0 {
+			e.invalidEach(ip.child("hostPort"), int64(port.HostPort), isValidPortNum(int(port.HostPort)))
+		}
+		validateProtocol(e, port.Protocol, ip.child("protocol"))
+	}
+}
+
+func validateProtocol(e *errs, proto Protocol, p fieldPath) {
+	switch proto {
+	case ProtocolTCP, ProtocolUDP, ProtocolSCTP:
+	case "":
+		e.required(p, "")
+	default:
+		notSupported(e, p, string(proto), supportedProtocols)
+	}
+}
+
+// standardContainerResources are the unprefixed resource names a container
+// may request.
+var standardContainerResources = map[string]bool{"cpu": true, "memory": true, "ephemeral-storage": true}
+
+func validateResources(e *errs, r *ResourceRequirements, p fieldPath) {
+	limits := map[string]Quantity{}
+	for _, name := range sortedKeys(r.Limits) {
+		if q, ok := validateResourceEntry(e, name, r.Limits[name], p.child("limits").key(name)); ok {
+			limits[name] = q
+		}
+	}
+	for _, name := range sortedKeys(r.Requests) {
+		rp := p.child("requests").key(name)
+		q, ok := validateResourceEntry(e, name, r.Requests[name], rp)
+		if !ok {
+			continue
+		}
+		if l, has := limits[name]; has && q.Cmp(l) > 0 {
+			e.invalid(rp, r.Requests[name], fmt.Sprintf("must be less than or equal to %s limit of %s", name, r.Limits[name]))
+		}
+	}
+}
+
+func validateResourceEntry(e *errs, name, value string, p fieldPath) (Quantity, bool) {
+	ok := true
+	if !strings.Contains(name, "/") && !standardContainerResources[name] && !strings.HasPrefix(name, "hugepages-") {
+		e.invalid(p, name, "must be a standard resource type or fully qualified")
+		ok = false
+	} else if msgs := isQualifiedName(name); len(msgs) > 0 {
+		e.invalidEach(p, name, msgs)
+		ok = false
+	}
+	q, err := ParseQuantity(value)
+	if err != nil {
+		e.invalid(p, value, quantityFormatMsg)
+		return q, false
+	}
+	if q.IsNegative() {
+		e.invalid(p, value, "must be greater than or equal to 0")
+		return q, false
+	}
+	return q, ok
+}
+
+func validateProbe(e *errs, pr *Probe, p fieldPath, successMustBeOne bool) {
+	if pr == nil {
+		return
+	}
+	handlers := 0
+	if pr.Exec != nil {
+		handlers++
+		if len(pr.Exec.Command) == 0 {
+			e.required(p.child("exec", "command"), "")
+		}
+	}
+	if pr.HTTPGet != nil {
+		if handlers > 0 {
+			e.forbidden(p.child("httpGet"), "may not specify more than 1 handler type")
+		} else {
+			handlers++
+			validateHTTPGet(e, pr.HTTPGet, p.child("httpGet"))
+		}
+	}
+	if pr.TCPSocket != nil {
+		if handlers > 0 {
+			e.forbidden(p.child("tcpSocket"), "may not specify more than 1 handler type")
+		} else {
+			handlers++
+			validatePortNumOrName(e, pr.TCPSocket.Port, p.child("tcpSocket", "port"))
+		}
+	}
+	if handlers == 0 {
+		e.required(p, "must specify a handler type")
+	}
+	e.nonNegative(p.child("initialDelaySeconds"), int64(pr.InitialDelaySeconds))
+	e.nonNegative(p.child("timeoutSeconds"), int64(pr.TimeoutSeconds))
+	e.nonNegative(p.child("periodSeconds"), int64(pr.PeriodSeconds))
+	e.nonNegative(p.child("successThreshold"), int64(pr.SuccessThreshold))
+	e.nonNegative(p.child("failureThreshold"), int64(pr.FailureThreshold))
+	if successMustBeOne && pr.SuccessThreshold != 0 && pr.SuccessThreshold != 1 {
+		e.invalid(p.child("successThreshold"), int64(pr.SuccessThreshold), "must be 1")
+	}
+}
+
+func validateHTTPGet(e *errs, h *HTTPGetAction, p fieldPath) {
+	if h.Path == "" {
+		e.required(p.child("path"), "")
+	}
+	validatePortNumOrName(e, h.Port, p.child("port"))
+	switch h.Scheme {
+	case "HTTP", "HTTPS":
+	case "":
+		e.required(p.child("scheme"), "")
+	default:
+		notSupported(e, p.child("scheme"), h.Scheme, []string{"HTTP", "HTTPS"})
+	}
+}
+
+// validatePortNumOrName accepts a port number or an IANA service name.
+func validatePortNumOrName(e *errs, port IntOrString, p fieldPath) {
+	if port.Type == StringValue {
+		e.invalidEach(p, port.StrVal, isValidPortName(port.StrVal))
+		return
+	}
+	e.invalidEach(p, int64(port.IntVal), isValidPortNum(int(port.IntVal)))
+}
+
+func validateTolerations(e *errs, ts []Toleration, p fieldPath) {
+	for i, t := range ts {
+		ip := p.index(i)
+		if t.Key != "" {
+			e.invalidEach(ip.child("key"), t.Key, isQualifiedName(t.Key))
+		}
+		if t.Key == "" && t.Operator != TolerationOpExists {
+			e.invalid(ip.child("operator"), string(t.Operator), "operator must be Exists when `key` is empty, which means \"match all values and all keys\"")
+		}
+		if t.TolerationSeconds != nil && t.Effect != TaintEffectNoExecute {
+			e.invalid(ip.child("effect"), string(t.Effect), "effect must be 'NoExecute' when `tolerationSeconds` is set")
+		}
+		switch t.Operator {
+		case TolerationOpEqual, "":
+			if msgs := isValidLabelValue(t.Value); len(msgs) > 0 {
+				e.invalid(ip.child("operator"), t.Value, strings.Join(msgs, ";"))
+			}
+		case TolerationOpExists:
+			if t.Value != "" {
+				e.invalid(ip.child("operator"), t, "value must be empty when `operator` is 'Exists'")
+			}
+		default:
+			notSupported(e, ip.child("operator"), string(t.Operator), []TolerationOperator{TolerationOpEqual, TolerationOpExists})
+		}
+		if t.Effect != "" {
+			validateTaintEffect(e, t.Effect, ip.child("effect"))
+		}
+	}
+}
+
+func validateTaintEffect(e *errs, eff TaintEffect, p fieldPath) {
+	switch eff {
+	case TaintEffectNoSchedule, TaintEffectPreferNoSchedule, TaintEffectNoExecute:
+	case "":
+		e.required(p, "")
+	default:
+		notSupported(e, p, string(eff), supportedTaintEffects)
+	}
+}

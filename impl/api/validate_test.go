@@ -1,0 +1,377 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func int32p(v int32) *int32 { return &v }
+func int64p(v int64) *int64 { return &v }
+
+func validDeployment() *Deployment {
+	d := &Deployment{
+		ObjectMeta: ObjectMeta{Name: "myapp", Labels: map[string]string{"app": "myapp"}},
+		Spec: DeploymentSpec{
+			Replicas: int32p(3),
+			Selector: &LabelSelector{MatchLabels: map[string]string{"app": "myapp"}},
+			Template: PodTemplateSpec{
+				ObjectMeta: ObjectMeta{Labels: map[string]string{"app": "myapp"}},
+				Spec: PodSpec{Containers: []Container{{
+					Name: "nginx", Image: "nginx:1.27",
+					Ports: []ContainerPort{{ContainerPort: 80}},
+				}}},
+			},
+		},
+	}
+	Default(d)
+	return d
+}
+
+func validPod() *Pod {
+	p := &Pod{
+		ObjectMeta: ObjectMeta{Name: "web-0"},
+		Spec: PodSpec{Containers: []Container{{
+			Name: "web", Image: "nginx:1.27",
+			Resources: ResourceRequirements{
+				Requests: ResourceList{"cpu": "100m", "memory": "64Mi"},
+				Limits:   ResourceList{"cpu": "1", "memory": "128Mi"},
+			},
+			ReadinessProbe: &Probe{HTTPGet: &HTTPGetAction{Port: FromInt32(80)}},
+		}}},
+	}
+	Default(p)
+	return p
+}
+
+func validService() *Service {
+	s := &Service{
+		ObjectMeta: ObjectMeta{Name: "myapp"},
+		Spec: ServiceSpec{
+			Selector: map[string]string{"app": "myapp"},
+			Ports:    []ServicePort{{Port: 80}},
+		},
+	}
+	Default(s)
+	return s
+}
+
+func validNode() *Node {
+	return &Node{
+		ObjectMeta: ObjectMeta{Name: "node-1"},
+		Spec:       NodeSpec{PodCIDR: "10.244.1.0/24", Taints: []Taint{{Key: "dedicated", Value: "gpu", Effect: TaintEffectNoSchedule}}},
+		Status:     NodeStatus{Capacity: ResourceList{"cpu": "4", "memory": "8Gi", "pods": "110"}},
+	}
+}
+
+func validReplicaSet() *ReplicaSet {
+	d := validDeployment()
+	rs := &ReplicaSet{
+		ObjectMeta: ObjectMeta{Name: "myapp-abc"},
+		Spec:       ReplicaSetSpec{Replicas: int32p(3), Selector: d.Spec.Selector, Template: d.Spec.Template},
+	}
+	Default(rs)
+	return rs
+}
+
+func TestValidObjectsPass(t *testing.T) {
+	for _, obj := range []Object{
+		validDeployment(), validPod(), validService(), validNode(), validReplicaSet(),
+		&Namespace{ObjectMeta: ObjectMeta{Name: "prod"}},
+		&Endpoints{ObjectMeta: ObjectMeta{Name: "myapp", Namespace: "default"}, Subsets: []EndpointSubset{{
+			Addresses: []EndpointAddress{{IP: "10.0.0.1", NodeName: "node-1"}},
+			Ports:     []EndpointPort{{Port: 80, Protocol: ProtocolTCP}},
+		}}},
+		&Binding{ObjectMeta: ObjectMeta{Name: "web-0", Namespace: "default"}, Target: ObjectReference{Kind: "Node", Name: "node-1"}},
+		&Scale{ObjectMeta: ObjectMeta{Name: "myapp", Namespace: "default"}, Spec: ScaleSpec{Replicas: 0}},
+		&Pod{ObjectMeta: ObjectMeta{GenerateName: "myapp-7d9f-", Namespace: "default"}, Spec: validPod().Spec},
+	} {
+		assert.NoError(t, Validate(obj), "%T", obj)
+	}
+}
+
+// Each case breaks one thing and names the cause it must produce.
+func TestValidationRejectsBadObjects(t *testing.T) {
+	type badCase struct {
+		name  string
+		obj   Object
+		field string
+		cause CauseType
+	}
+	dep := func(mut func(d *Deployment)) Object { d := validDeployment(); mut(d); return d }
+	pod := func(mut func(p *Pod)) Object { p := validPod(); mut(p); return p }
+	svc := func(mut func(s *Service)) Object { s := validService(); mut(s); return s }
+	node := func(mut func(n *Node)) Object { n := validNode(); mut(n); return n }
+	rs := func(mut func(r *ReplicaSet)) Object { r := validReplicaSet(); mut(r); return r }
+	const (
+		invalid   = CauseTypeFieldValueInvalid
+		required  = CauseTypeFieldValueRequired
+		dup       = CauseTypeFieldValueDuplicate
+		notSupp   = CauseTypeFieldValueNotSupported
+		forbidden = CauseTypeFieldValueForbidden
+	)
+	cases := []badCase{
+		{"uppercase name", dep(func(d *Deployment) { d.Name = "MyApp" }), "metadata.name", invalid},
+		{"name too long", dep(func(d *Deployment) { d.Name = strings.Repeat("a", 254) }), "metadata.name", invalid},
+		{"no name", dep(func(d *Deployment) { d.Name = "" }), "metadata.name", required},
+		{"bad generateName", pod(func(p *Pod) { p.Name = ""; p.GenerateName = "Web-" }), "metadata.generateName", invalid},
+		{"bad namespace", dep(func(d *Deployment) { d.Namespace = "a.b" }), "metadata.namespace", invalid},
+		{"namespace on node", node(func(n *Node) { n.Namespace = "default" }), "metadata.namespace", forbidden},
+		{"bad label key", dep(func(d *Deployment) { d.Labels["-bad"] = "x" }), "metadata.labels", invalid},
+		{"bad label value", dep(func(d *Deployment) { d.Labels["tier"] = "front end" }), "metadata.labels", invalid},
+		{"negative replicas", dep(func(d *Deployment) { d.Spec.Replicas = int32p(-1) }), "spec.replicas", invalid},
+		{"no selector", dep(func(d *Deployment) { d.Spec.Selector = nil }), "spec.selector", required},
+		{"empty selector", dep(func(d *Deployment) { d.Spec.Selector = &LabelSelector{} }), "spec.selector", invalid},
+		{"selector mismatch", dep(func(d *Deployment) { d.Spec.Template.Labels = map[string]string{"app": "other"} }),
+			"spec.template.metadata.labels", invalid},
+		{"bad selector operator", dep(func(d *Deployment) {
+			d.Spec.Selector.MatchExpressions = []LabelSelectorRequirement{{Key: "app", Operator: "Like", Values: []string{"x"}}}
+		}), "spec.selector.matchExpressions[0].operator", invalid},
+		{"In without values", dep(func(d *Deployment) {
+			d.Spec.Selector.MatchExpressions = []LabelSelectorRequirement{{Key: "app", Operator: LabelSelectorOpIn}}
+		}), "spec.selector.matchExpressions[0].values", required},
+		{"no containers", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers = nil }),
+			"spec.template.spec.containers", required},
+		{"empty image", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers[0].Image = "" }),
+			"spec.template.spec.containers[0].image", required},
+		{"duplicate container name", dep(func(d *Deployment) {
+			c := d.Spec.Template.Spec.Containers[0]
+			c.Ports = nil
+			d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, c)
+		}), "spec.template.spec.containers[1].name", dup},
+		{"container name not a label", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers[0].Name = "web_server" }),
+			"spec.template.spec.containers[0].name", invalid},
+		{"port zero", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 0 }),
+			"spec.template.spec.containers[0].ports[0].containerPort", required},
+		{"port too big", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 70000 }),
+			"spec.template.spec.containers[0].ports[0].containerPort", invalid},
+		{"bad protocol", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].Protocol = "ICMP" }),
+			"spec.template.spec.containers[0].ports[0].protocol", notSupp},
+		{"both surge and unavailable zero", dep(func(d *Deployment) {
+			d.Spec.Strategy.RollingUpdate = &RollingUpdateDeployment{MaxSurge: IntOrStringPtr(FromInt32(0)), MaxUnavailable: IntOrStringPtr(FromString("0%"))}
+		}), "spec.strategy.rollingUpdate.maxUnavailable", invalid},
+		{"negative surge", dep(func(d *Deployment) { d.Spec.Strategy.RollingUpdate.MaxSurge = IntOrStringPtr(FromInt32(-1)) }),
+			"spec.strategy.rollingUpdate.maxSurge", invalid},
+		{"surge not a percent", dep(func(d *Deployment) { d.Spec.Strategy.RollingUpdate.MaxSurge = IntOrStringPtr(FromString("lots")) }),
+			"spec.strategy.rollingUpdate.maxSurge", invalid},
+		{"unavailable over 100%", dep(func(d *Deployment) { d.Spec.Strategy.RollingUpdate.MaxUnavailable = IntOrStringPtr(FromString("150%")) }),
+			"spec.strategy.rollingUpdate.maxUnavailable", invalid},
+		{"recreate with rollingUpdate", dep(func(d *Deployment) { d.Spec.Strategy.Type = RecreateDeploymentStrategyType }),
+			"spec.strategy.rollingUpdate", forbidden},
+		{"unknown strategy", dep(func(d *Deployment) { d.Spec.Strategy.Type = "BlueGreen" }), "spec.strategy", notSupp},
+		{"template restartPolicy Never", dep(func(d *Deployment) { d.Spec.Template.Spec.RestartPolicy = RestartPolicyNever }),
+			"spec.template.spec.restartPolicy", notSupp},
+		{"progress deadline not above minReady", dep(func(d *Deployment) { d.Spec.MinReadySeconds = 700 }),
+			"spec.progressDeadlineSeconds", invalid},
+		{"negative revisionHistoryLimit", dep(func(d *Deployment) { d.Spec.RevisionHistoryLimit = int32p(-2) }),
+			"spec.revisionHistoryLimit", invalid},
+		{"pod restartPolicy Sometimes", pod(func(p *Pod) { p.Spec.RestartPolicy = "Sometimes" }), "spec.restartPolicy", notSupp},
+		{"pod bad pull policy", pod(func(p *Pod) { p.Spec.Containers[0].ImagePullPolicy = "Maybe" }),
+			"spec.containers[0].imagePullPolicy", notSupp},
+		{"bad cpu quantity", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Requests["cpu"] = "lots" }),
+			"spec.containers[0].resources.requests[cpu]", invalid},
+		{"request above limit", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Requests["memory"] = "1Gi" }),
+			"spec.containers[0].resources.requests[memory]", invalid},
+		{"unknown resource name", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Limits["gpu"] = "1" }),
+			"spec.containers[0].resources.limits[gpu]", invalid},
+		{"probe port out of range", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.HTTPGet.Port = FromInt32(0) }),
+			"spec.containers[0].readinessProbe.httpGet.port", invalid},
+		{"probe without handler", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.HTTPGet = nil }),
+			"spec.containers[0].readinessProbe", required},
+		{"bad env name", pod(func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "1ST", Value: "x"}} }),
+			"spec.containers[0].env[0].name", invalid},
+		{"negative grace period", pod(func(p *Pod) { p.Spec.TerminationGracePeriodSeconds = int64p(-5) }),
+			"spec.terminationGracePeriodSeconds", invalid},
+		{"bad nodeName", pod(func(p *Pod) { p.Spec.NodeName = "Node_1" }), "spec.nodeName", invalid},
+		{"toleration bad effect", pod(func(p *Pod) {
+			p.Spec.Tolerations = []Toleration{{Key: "k", Operator: TolerationOpExists, Effect: "Sometimes"}}
+		}), "spec.tolerations[0].effect", notSupp},
+		{"toleration seconds without NoExecute", pod(func(p *Pod) {
+			p.Spec.Tolerations = []Toleration{{Key: "k", Operator: TolerationOpExists, Effect: TaintEffectNoSchedule, TolerationSeconds: int64p(5)}}
+		}), "spec.tolerations[0].effect", invalid},
+		{"service name starts with digit", svc(func(s *Service) { s.Name = "1app" }), "metadata.name", invalid},
+		{"service without ports", svc(func(s *Service) { s.Spec.Ports = nil }), "spec.ports", required},
+		{"service port zero", svc(func(s *Service) { s.Spec.Ports[0].Port = 0 }), "spec.ports[0].port", invalid},
+		{"service target port name bad", svc(func(s *Service) { s.Spec.Ports[0].TargetPort = FromString("HTTP--x") }),
+			"spec.ports[0].targetPort", invalid},
+		{"service unnamed ports", svc(func(s *Service) {
+			s.Spec.Ports = append(s.Spec.Ports, ServicePort{Port: 443, Protocol: ProtocolTCP, TargetPort: FromInt32(443)})
+		}), "spec.ports[0].name", required},
+		{"service duplicate port", svc(func(s *Service) {
+			s.Spec.Ports = []ServicePort{{Name: "a", Port: 80, Protocol: ProtocolTCP, TargetPort: FromInt32(80)},
+				{Name: "b", Port: 80, Protocol: ProtocolTCP, TargetPort: FromInt32(8080)}}
+		}), "spec.ports[1]", dup},
+		{"service bad type", svc(func(s *Service) { s.Spec.Type = "Internal" }), "spec.type", notSupp},
+		{"service bad clusterIP", svc(func(s *Service) { s.Spec.ClusterIP = "10.0.0.300" }), "spec.clusterIP", invalid},
+		{"taint bad effect", node(func(n *Node) { n.Spec.Taints[0].Effect = "NoEntry" }), "spec.taints[0].effect", notSupp},
+		{"taint missing effect", node(func(n *Node) { n.Spec.Taints[0].Effect = "" }), "spec.taints[0].effect", required},
+		{"duplicate taint", node(func(n *Node) { n.Spec.Taints = append(n.Spec.Taints, n.Spec.Taints[0]) }), "spec.taints[1]", dup},
+		{"bad capacity", node(func(n *Node) { n.Status.Capacity["memory"] = "8 GB" }), "status.capacity[memory]", invalid},
+		{"bad podCIDR", node(func(n *Node) { n.Spec.PodCIDR = "10.244.1.0" }), "spec.podCIDR", invalid},
+		{"replicaset selector mismatch", rs(func(r *ReplicaSet) { r.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "x"}} }),
+			"spec.template.metadata.labels", invalid},
+		{"replicaset negative replicas", rs(func(r *ReplicaSet) { r.Spec.Replicas = int32p(-3) }), "spec.replicas", invalid},
+		{"namespace name with dot", &Namespace{ObjectMeta: ObjectMeta{Name: "a.b"}}, "metadata.name", invalid},
+		{"endpoints bad ip", &Endpoints{ObjectMeta: ObjectMeta{Name: "e", Namespace: "default"},
+			Subsets: []EndpointSubset{{Addresses: []EndpointAddress{{IP: "not-an-ip"}}}}}, "subsets[0].addresses[0].ip", invalid},
+		{"endpoints empty subset", &Endpoints{ObjectMeta: ObjectMeta{Name: "e", Namespace: "default"},
+			Subsets: []EndpointSubset{{Ports: []EndpointPort{{Port: 80, Protocol: ProtocolTCP}}}}}, "subsets[0]", required},
+		{"binding without target", &Binding{ObjectMeta: ObjectMeta{Name: "web-0", Namespace: "default"}}, "target.name", required},
+		{"binding to a pod", &Binding{ObjectMeta: ObjectMeta{Name: "web-0", Namespace: "default"},
+			Target: ObjectReference{Kind: "Pod", Name: "x"}}, "target.kind", notSupp},
+		{"scale negative", &Scale{ObjectMeta: ObjectMeta{Name: "m", Namespace: "default"}, Spec: ScaleSpec{Replicas: -1}}, "spec.replicas", invalid},
+		{"two controllers", dep(func(d *Deployment) {
+			yes := true
+			d.OwnerReferences = []OwnerReference{
+				{APIVersion: "v1", Kind: "A", Name: "a", UID: "1", Controller: &yes},
+				{APIVersion: "v1", Kind: "B", Name: "b", UID: "2", Controller: &yes},
+			}
+		}), "metadata.ownerReferences", invalid},
+	}
+	require.GreaterOrEqual(t, len(cases), 25)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Validate(tc.obj)
+			require.Error(t, err)
+			var se *StatusError
+			require.True(t, errors.As(err, &se))
+			assert.Equal(t, int32(422), se.Status.Code)
+			assert.Equal(t, StatusReasonInvalid, se.Status.Reason)
+			var fields []string
+			for _, c := range se.Status.Details.Causes {
+				fields = append(fields, fmt.Sprintf("%s %s", c.Field, c.Type))
+			}
+			assert.Contains(t, fields, tc.field+" "+string(tc.cause), se.Error())
+		})
+	}
+}
+
+func TestInvalidMessageFormat(t *testing.T) {
+	d := validDeployment()
+	d.Spec.Replicas = int32p(-1)
+	err := Validate(d)
+	require.Error(t, err)
+	assert.Equal(t, `Deployment.apps "myapp" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`, err.Error())
+	se, _ := statusOfErr(err)
+	assert.Equal(t, "Deployment", se.Status.Details.Kind)
+	assert.Equal(t, "apps", se.Status.Details.Group)
+	assert.Equal(t, StatusCause{Type: CauseTypeFieldValueInvalid, Field: "spec.replicas",
+		Message: "Invalid value: -1: must be greater than or equal to 0"}, se.Status.Details.Causes[0])
+
+	// Several problems are all listed, in brackets, as Kubernetes does.
+	d.Spec.Template.Spec.Containers[0].Image = ""
+	err = Validate(d)
+	assert.Equal(t, `Deployment.apps "myapp" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, `+
+		`spec.template.spec.containers[0].image: Required value]`, err.Error())
+
+	p := validPod()
+	p.Spec.RestartPolicy = "Sometimes"
+	assert.Contains(t, Validate(p).Error(),
+		`spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`)
+}
+
+func TestValidateRejectsNonObjects(t *testing.T) {
+	assert.True(t, IsBadRequest(Validate(nil)))
+	assert.True(t, IsBadRequest(Validate((*Pod)(nil))))
+	assert.True(t, IsBadRequest(ValidateUpdate(nil, validPod())))
+	assert.True(t, IsBadRequest(ValidateUpdate(validDeployment(), validPod())))
+}
+
+func TestValidateUpdate(t *testing.T) {
+	old := validDeployment()
+	old.Namespace, old.UID, old.Generation = "default", "uid-1", 2
+
+	upd := DeepCopy(old)
+	upd.Spec.Replicas = int32p(5)
+	upd.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	assert.NoError(t, ValidateUpdate(old, upd), "scaling and a new image are allowed")
+
+	upd.UID = ""
+	assert.NoError(t, ValidateUpdate(old, upd), "an omitted uid keeps the stored one")
+
+	for _, tc := range []struct {
+		name  string
+		mut   func(*Deployment)
+		field string
+	}{
+		{"selector", func(d *Deployment) {
+			d.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "myapp", "v": "2"}}
+			d.Spec.Template.Labels["v"] = "2"
+		}, "spec.selector"},
+		{"name", func(d *Deployment) { d.Name = "other" }, "metadata.name"},
+		{"namespace", func(d *Deployment) { d.Namespace = "prod" }, "metadata.namespace"},
+		{"uid", func(d *Deployment) { d.UID = "uid-2" }, "metadata.uid"},
+		{"generation decremented", func(d *Deployment) { d.Generation = 1 }, "metadata.generation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upd := DeepCopy(old)
+			tc.mut(upd)
+			err := ValidateUpdate(old, upd)
+			require.True(t, IsInvalid(err), "%v", err)
+			assert.Contains(t, err.Error(), tc.field+": ")
+		})
+	}
+
+	t.Run("create rules still apply", func(t *testing.T) {
+		upd := DeepCopy(old)
+		upd.Spec.Replicas = int32p(-1)
+		upd.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+		err := ValidateUpdate(old, upd)
+		assert.Contains(t, err.Error(), "spec.replicas: Invalid value: -1")
+		assert.Contains(t, err.Error(), "spec.selector: Invalid value")
+	})
+
+	t.Run("pod nodeName fixed once set", func(t *testing.T) {
+		unbound := validPod()
+		unbound.Namespace = "default"
+		bound := DeepCopy(unbound)
+		bound.Spec.NodeName = "node-1"
+		assert.NoError(t, ValidateUpdate(unbound, bound))
+		moved := DeepCopy(bound)
+		moved.Spec.NodeName = "node-2"
+		err := ValidateUpdate(bound, moved)
+		assert.Contains(t, err.Error(), `spec.nodeName: Invalid value: "node-2": field is immutable`)
+	})
+
+	t.Run("replicaset selector", func(t *testing.T) {
+		rs := validReplicaSet()
+		rs.Namespace = "default"
+		upd := DeepCopy(rs)
+		upd.Spec.Selector = &LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "app", Operator: LabelSelectorOpExists}}}
+		assert.Contains(t, ValidateUpdate(rs, upd).Error(), "spec.selector: Invalid value")
+	})
+
+	t.Run("no finalizers while deleting", func(t *testing.T) {
+		deleting := DeepCopy(old)
+		ts := Unix(100)
+		deleting.DeletionTimestamp = &ts
+		upd := DeepCopy(deleting)
+		upd.Finalizers = []string{"example.com/hold"}
+		assert.Contains(t, ValidateUpdate(deleting, upd).Error(), "metadata.finalizers: Forbidden: no new finalizers")
+	})
+
+	t.Run("service clusterIP and node podCIDR", func(t *testing.T) {
+		s := validService()
+		s.Namespace, s.Spec.ClusterIP = "default", "10.96.0.10"
+		upd := DeepCopy(s)
+		upd.Spec.ClusterIP = "10.96.0.11"
+		assert.Contains(t, ValidateUpdate(s, upd).Error(), "spec.clusterIP")
+		n := validNode()
+		un := DeepCopy(n)
+		un.Spec.PodCIDR = "10.244.2.0/24"
+		assert.Contains(t, ValidateUpdate(n, un).Error(), "spec.podCIDR: Forbidden")
+	})
+}
+
+func TestValidateIsDeterministic(t *testing.T) {
+	d := validDeployment()
+	d.Labels = map[string]string{"-a": "x", "-b": "y", "-c": "z", "ok": "bad value"}
+	first := Validate(d).Error()
+	for i := 0; i < 20; i++ {
+		assert.Equal(t, first, Validate(d).Error())
+	}
+}

@@ -1,0 +1,190 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func startT(t *testing.T, cfg Config) *Embedded {
+	t.Helper()
+	e, err := StartEmbedded(cfg)
+	if err != nil {
+		t.Fatalf("StartEmbedded: %v", err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+func clientT(t *testing.T, e *Embedded) *clientv3.Client {
+	t.Helper()
+	c, err := e.Client()
+	if err != nil {
+		t.Fatalf("Client: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestRestartOnSameDataDirKeepsData(t *testing.T) {
+	dir := t.TempDir()
+	ctx := ctxT(t)
+
+	first, err := StartEmbedded(Config{DataDir: dir, Fsync: true})
+	if err != nil {
+		t.Fatalf("first start: %v", err)
+	}
+	c1, err := first.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lastRev int64
+	for i := 0; i < 3; i++ {
+		resp, err := c1.Put(ctx, fmt.Sprintf("/k/%d", i), fmt.Sprintf("v%d", i))
+		if err != nil {
+			t.Fatalf("put: %v", err)
+		}
+		lastRev = resp.Header.Revision
+	}
+	c1.Close()
+	first.Close()
+
+	second := startT(t, Config{DataDir: dir, Fsync: true})
+	c2 := clientT(t, second)
+	resp, err := c2.Get(ctx, "/k/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatalf("get after restart: %v", err)
+	}
+	if len(resp.Kvs) != 3 {
+		t.Fatalf("after restart found %d keys, want 3", len(resp.Kvs))
+	}
+	for i, kv := range resp.Kvs {
+		if want := fmt.Sprintf("v%d", i); string(kv.Value) != want {
+			t.Errorf("key %s = %q, want %q", kv.Key, kv.Value, want)
+		}
+	}
+	if resp.Header.Revision != lastRev {
+		t.Errorf("revision after restart = %d, want %d (history must survive)", resp.Header.Revision, lastRev)
+	}
+}
+
+func TestDialReachesEmbeddedOverGRPC(t *testing.T) {
+	e := startT(t, Config{DataDir: t.TempDir()})
+	ctx := ctxT(t)
+	eps := e.Endpoints()
+	if len(eps) != 1 || !strings.HasPrefix(eps[0], "http://127.0.0.1:") {
+		t.Fatalf("Endpoints() = %v, want one http://127.0.0.1:<port>", eps)
+	}
+	writer := clientT(t, e)
+	if _, err := writer.Put(ctx, "/hello", "world"); err != nil {
+		t.Fatal(err)
+	}
+	ext, err := Dial(eps)
+	if err != nil {
+		t.Fatalf("Dial(%v): %v", eps, err)
+	}
+	defer ext.Close()
+	resp, err := ext.Get(ctx, "/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "world" {
+		t.Fatalf("external client read %v, want world", resp.Kvs)
+	}
+}
+
+func TestDialUnreachableFailsClearly(t *testing.T) {
+	// A port that was free a moment ago has nobody listening.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = dial([]string{"http://" + addr}, 300*time.Millisecond)
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("dial to dead endpoint: err = %v, want ErrUnreachable", err)
+	}
+	if !strings.Contains(err.Error(), addr) {
+		t.Errorf("error %q does not name the endpoint %s", err, addr)
+	}
+}
+
+func TestDialWithoutEndpointsIsInvalid(t *testing.T) {
+	if _, err := Dial(nil); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("Dial(nil) err = %v, want ErrInvalidConfig", err)
+	}
+}
+
+func TestStartEmbeddedRejectsBadConfig(t *testing.T) {
+	cases := map[string]Config{
+		"no data dir":    {},
+		"bad client url": {DataDir: t.TempDir(), ClientURL: "ftp://127.0.0.1:1"},
+		"no host":        {DataDir: t.TempDir(), PeerURL: "http://"},
+	}
+	for name, cfg := range cases {
+		if _, err := StartEmbedded(cfg); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: err = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}
+
+func TestStartEmbeddedOnTakenExplicitPortFails(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = StartEmbedded(Config{DataDir: t.TempDir(), ClientURL: "http://" + l.Addr().String()})
+	if err == nil {
+		t.Fatal("StartEmbedded on a taken client port succeeded")
+	}
+	if !isAddrInUse(err) {
+		t.Errorf("err = %v, want an address-in-use error", err)
+	}
+}
+
+func TestExplicitURLsAreAdvertised(t *testing.T) {
+	ports, err := freePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	e := startT(t, Config{DataDir: t.TempDir(), ClientURL: client, PeerURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1])})
+	if got := e.Endpoints(); len(got) != 1 || got[0] != client {
+		t.Fatalf("Endpoints() = %v, want [%s]", got, client)
+	}
+	c := clientT(t, e)
+	members, err := c.MemberList(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members.Members) != 1 || len(members.Members[0].ClientURLs) != 1 || members.Members[0].ClientURLs[0] != client {
+		t.Fatalf("member list = %v, want one member advertising %s", members.Members, client)
+	}
+}
+
+func TestCloseIsIdempotentAndStopsServing(t *testing.T) {
+	e, err := StartEmbedded(Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := e.Endpoints()
+	e.Close()
+	e.Close()
+	if _, err := dial(eps, 300*time.Millisecond); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("dial after Close: err = %v, want ErrUnreachable", err)
+	}
+}

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Sentinel errors; returned errors wrap them with detail, so use errors.Is.
+var (
+	ErrNotFound      = errors.New("store: not found")
+	ErrAlreadyExists = errors.New("store: already exists")
+	ErrConflict      = errors.New("store: resource version conflict")
+	// ErrGone: the revision asked for has been compacted away. Relist.
+	ErrGone = errors.New("store: revision compacted")
+	// ErrInvalid: a malformed key, revision or continue token.
+	ErrInvalid = errors.New("store: invalid argument")
+)
+
+// Object is one stored object. Rev is its mod revision (the resourceVersion),
+// CreateRev the revision that created it.
+type Object struct {
+	Key       Key
+	Value     []byte
+	Rev       int64
+	CreateRev int64
+}
+
+// Store reads and writes objects under one key prefix of one etcd.
+type Store struct {
+	c      *clientv3.Client
+	prefix string
+}
+
+// New returns a Store over c whose keys all start with prefix ("" in
+// production; a unique prefix per test isolates tests sharing an etcd).
+func New(c *clientv3.Client, prefix string) *Store {
+	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/")}
+}
+
+// Create stores a new object and returns its revision. ErrAlreadyExists if
+// the key is taken.
+func (s *Store) Create(ctx context.Context, k Key, value []byte) (int64, error) {
+	if err := validateKey(k); err != nil {
+		return 0, err
+	}
+	key := s.objectKey(k)
+	resp, err := s.c.Txn(ctx).If(absent(key)).Then(clientv3.OpPut(key, string(value))).Commit()
+	if err != nil {
+		return 0, fmt.Errorf("store: create %s: %w", k, err)
+	}
+	if !resp.Succeeded {
+		return 0, fmt.Errorf("%w: %s", ErrAlreadyExists, k)
+	}
+	return resp.Header.Revision, nil
+}
+
+// Get reads the latest version of an object. ErrNotFound if it is absent.
+func (s *Store) Get(ctx context.Context, k Key) (Object, error) {
+	if err := validateKey(k); err != nil {
+		return Object{}, err
+	}
+	resp, err := s.c.Get(ctx, s.objectKey(k))
+	if err != nil {
+		return Object{}, fmt.Errorf("store: get %s: %w", k, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return Object{}, fmt.Errorf("%w: %s", ErrNotFound, k)
+	}
+	return objectFromKV(k, resp.Kvs[0]), nil
+}
+
+// Update replaces an existing object's value and returns the new revision.
+// expectRev != 0 makes it a compare-and-swap on the mod revision; 0 makes it
+// unconditional. ErrConflict or ErrNotFound otherwise; Update never creates.
+func (s *Store) Update(ctx context.Context, k Key, value []byte, expectRev int64) (int64, error) {
+	if err := validatePrecondition(k, expectRev); err != nil {
+		return 0, err
+	}
+	key := s.objectKey(k)
+	resp, err := s.c.Txn(ctx).
+		If(precondition(key, expectRev)).
+		Then(clientv3.OpPut(key, string(value))).
+		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
+		Commit()
+	if err != nil {
+		return 0, fmt.Errorf("store: update %s: %w", k, err)
+	}
+	if !resp.Succeeded {
+		return 0, preconditionFailure(k, expectRev, resp)
+	}
+	return resp.Header.Revision, nil
+}
+
+// Delete removes an object under the same precondition rules as Update. It
+// returns the object's last value with Rev set to the deletion revision.
+func (s *Store) Delete(ctx context.Context, k Key, expectRev int64) (Object, error) {
+	if err := validatePrecondition(k, expectRev); err != nil {
+		return Object{}, err
+	}
+	key := s.objectKey(k)
+	resp, err := s.c.Txn(ctx).
+		If(precondition(key, expectRev)).
+		Then(clientv3.OpDelete(key, clientv3.WithPrevKV())).
+		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
+		Commit()
+	if err != nil {
+		return Object{}, fmt.Errorf("store: delete %s: %w", k, err)
+	}
+	if !resp.Succeeded {
+		return Object{}, preconditionFailure(k, expectRev, resp)
+	}
+	deleted := Object{Key: k, Rev: resp.Header.Revision}
+	if prev := resp.Responses[0].GetResponseDeleteRange().GetPrevKvs(); len(prev) == 1 {
+		deleted.Value = prev[0].Value
+		deleted.CreateRev = prev[0].CreateRevision
+	}
+	return deleted, nil
+}
+
+// Rev is the current revision of the whole etcd (not just this prefix).
+func (s *Store) Rev(ctx context.Context) (int64, error) {
+	resp, err := s.c.Get(ctx, s.prefix+"/registry/", clientv3.WithCountOnly())
+	if err != nil {
+		return 0, fmt.Errorf("store: read revision: %w", err)
+	}
+	return resp.Header.Revision, nil
+}
+
+// Compact discards history before rev for the whole etcd: reads at older
+// revisions, and watches starting before rev, then fail with ErrGone.
+func (s *Store) Compact(ctx context.Context, rev int64) error {
+	if rev <= 0 {
+		return fmt.Errorf("%w: compact revision %d must be positive", ErrInvalid, rev)
+	}
+	_, err := s.c.Compact(ctx, rev)
+	if errors.Is(err, rpctypes.ErrCompacted) {
+		return nil // already compacted at least this far
+	}
+	if err != nil {
+		return fmt.Errorf("store: compact to revision %d: %w", rev, err)
+	}
+	return nil
+}
+
+func absent(key string) clientv3.Cmp {
+	return clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
+}
+
+// precondition is "exists" for expectRev 0 and "mod revision is expectRev"
+// otherwise; an absent key has mod revision 0, so it never matches.
+func precondition(key string, expectRev int64) clientv3.Cmp {
+	if expectRev == 0 {
+		return clientv3.Compare(clientv3.CreateRevision(key), ">", 0)
+	}
+	return clientv3.Compare(clientv3.ModRevision(key), "=", expectRev)
+}
+
+func validatePrecondition(k Key, expectRev int64) error {
+	if err := validateKey(k); err != nil {
+		return err
+	}
+	if expectRev < 0 {
+		return fmt.Errorf("%w: %s: negative expected revision %d", ErrInvalid, k, expectRev)
+	}
+	return nil
+}
+
+// preconditionFailure tells conflict from absence using the Else branch's
+// read, which saw the same revision as the failed compare.
+func preconditionFailure(k Key, expectRev int64, resp *clientv3.TxnResponse) error {
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return fmt.Errorf("%w: %s", ErrNotFound, k)
+	}
+	return fmt.Errorf("%w: %s is at revision %d, expected %d", ErrConflict, k, kvs[0].ModRevision, expectRev)
+}
+
+func objectFromKV(k Key, kv *mvccpb.KeyValue) Object {
+	return Object{Key: k, Value: kv.Value, Rev: kv.ModRevision, CreateRev: kv.CreateRevision}
+}

@@ -1,0 +1,115 @@
+package storetest
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/store"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// shared is the one etcd of this test binary.
+var shared struct {
+	once   sync.Once
+	dir    string
+	etcd   *etcd.Embedded
+	client *clientv3.Client
+	err    error
+}
+
+// prefixes numbers the stores handed out, so each gets its own key space.
+var prefixes atomic.Int64
+
+func startShared() error {
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "converge-storetest-")
+		if err != nil {
+			shared.err = fmt.Errorf("storetest: temp dir: %w", err)
+			return
+		}
+		shared.dir = dir
+		e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
+		if err != nil {
+			shared.err = fmt.Errorf("storetest: start etcd: %w", err)
+			return
+		}
+		shared.etcd = e
+		c, err := e.Client()
+		if err != nil {
+			shared.err = fmt.Errorf("storetest: client: %w", err)
+			return
+		}
+		shared.client = c
+	})
+	return shared.err
+}
+
+// Store returns a store over the shared etcd under a prefix no other call
+// gets.
+func Store(t testing.TB) *store.Store {
+	t.Helper()
+	return store.New(Client(t), fmt.Sprintf("/t/%d", prefixes.Add(1)))
+}
+
+// Client is the shared etcd's client. Do not close it.
+func Client(t testing.TB) *clientv3.Client {
+	t.Helper()
+	if err := startShared(); err != nil {
+		t.Fatal(err)
+	}
+	return shared.client
+}
+
+// Endpoints are the shared etcd's client URLs, for dialling it as an external
+// cluster.
+func Endpoints(t testing.TB) []string {
+	t.Helper()
+	if err := startShared(); err != nil {
+		t.Fatal(err)
+	}
+	return shared.etcd.Endpoints()
+}
+
+// Isolated starts an etcd for this test alone and returns a store over it
+// (prefix ""). Use it for tests that compact or otherwise touch the whole
+// etcd. Everything is stopped and removed when the test ends.
+func Isolated(t testing.TB) *store.Store {
+	t.Helper()
+	e, err := etcd.StartEmbedded(etcd.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("storetest: start isolated etcd: %v", err)
+	}
+	t.Cleanup(e.Close)
+	c, err := e.Client()
+	if err != nil {
+		t.Fatalf("storetest: isolated client: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return store.New(c, "")
+}
+
+// Main is a TestMain body: it runs the tests, stops the shared etcd and
+// removes its directory, then exits with the tests' status.
+//
+//	func TestMain(m *testing.M) { storetest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	shutdown()
+	os.Exit(code)
+}
+
+func shutdown() {
+	if shared.client != nil {
+		shared.client.Close()
+	}
+	if shared.etcd != nil {
+		shared.etcd.Close()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// EventType says what a watch event did to its object.
+type EventType string
+
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+)
+
+// Event is one change seen by Watch. For Deleted, Object holds the last value
+// and Rev is the deletion revision. An Event with Err set is the last one on
+// its channel: Err wraps ErrGone when history was compacted, and the reader
+// should relist either way.
+type Event struct {
+	Type   EventType
+	Object Object
+	Err    error
+}
+
+// watchBuffer decouples etcd's delivery from a reader's pace; when it is full
+// the stream waits for the reader rather than dropping anything.
+const watchBuffer = 64
+
+// Watch streams the changes to resource in namespace ("" = all namespaces)
+// whose revision is greater than fromRev, in revision order. The channel
+// closes after an Err event or once ctx is cancelled; the caller must cancel
+// ctx when done to release the underlying etcd watch.
+func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev int64) <-chan Event {
+	out := make(chan Event, watchBuffer)
+	if err := validateScope(resource, namespace); err != nil {
+		out <- Event{Err: err}
+		close(out)
+		return out
+	}
+	if fromRev < 0 {
+		out <- Event{Err: fmt.Errorf("%w: watch %s from negative revision %d", ErrInvalid, resource, fromRev)}
+		close(out)
+		return out
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	wch := s.c.Watch(wctx, s.scopePrefix(resource, namespace),
+		clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(fromRev+1))
+	go func() {
+		defer close(out)
+		defer cancel()
+		s.forward(ctx, resource, fromRev, wch, out)
+	}()
+	return out
+}
+
+// forward copies etcd's watch responses to out until ctx ends or the watch
+// fails.
+func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch clientv3.WatchChan, out chan<- Event) {
+	send := func(ev Event) bool {
+		select {
+		case out <- ev:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case resp, ok := <-wch:
+			if !ok {
+				if ctx.Err() == nil {
+					send(Event{Err: fmt.Errorf("store: watch %s ended: etcd client closed", resource)})
+				}
+				return
+			}
+			if err := resp.Err(); err != nil {
+				send(Event{Err: watchError(resource, fromRev, resp.CompactRevision, err)})
+				return
+			}
+			for _, ev := range resp.Events {
+				if !send(s.eventFrom(resource, ev)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func watchError(resource string, fromRev, compactRev int64, err error) error {
+	if errors.Is(err, rpctypes.ErrCompacted) {
+		return fmt.Errorf("%w: watch %s after revision %d: history compacted up to %d", ErrGone, resource, fromRev, compactRev)
+	}
+	return fmt.Errorf("store: watch %s after revision %d: %w", resource, fromRev, err)
+}
+
+func (s *Store) eventFrom(resource string, ev *clientv3.Event) Event {
+	k := s.parseKey(resource, ev.Kv.Key)
+	if ev.Type == clientv3.EventTypeDelete {
+		obj := Object{Key: k, Rev: ev.Kv.ModRevision}
+		if ev.PrevKv != nil {
+			obj.Value, obj.CreateRev = ev.PrevKv.Value, ev.PrevKv.CreateRevision
+		}
+		return Event{Type: Deleted, Object: obj}
+	}
+	t := Modified
+	if ev.IsCreate() {
+		t = Added
+	}
+	return Event{Type: t, Object: objectFromKV(k, ev.Kv)}
+}

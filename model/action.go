@@ -1,0 +1,269 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Op is the type of an action. The model and the stepped implementation
+// accept the same alphabet (DESIGN.md contract 1).
+type Op uint8
+
+const (
+	// User actions.
+	OpApply        Op = iota + 1 // create or update a Deployment
+	OpScale                      // set a Deployment's replicas
+	OpSetImage                   // set a Deployment's image
+	OpDelete                     // delete a Deployment, Service or Pod
+	OpAddNode                    // register a node (and start its kubelet and kube-proxy)
+	OpRemoveNode                 // delete a node and its machine
+	OpApplyService               // create or update a Service
+	OpCreatePod                  // create a bare Pod (no owner)
+	OpTick                       // advance the logical clock by one
+	// Component steps.
+	OpDeliver   // deliver the next watch event of one of a component's informers
+	OpRelist    // list again after a broken watch (or at start)
+	OpReconcile // reconcile one key from a component's queue
+	OpHeartbeat // a kubelet reports its node's status
+	// Faults.
+	OpHold           // hold back a component's events (stale view)
+	OpRelease        // deliver them again
+	OpDropWatch      // drop a component's watch: it relists
+	OpCompact        // compact the store: lagging watches relist
+	OpCrash          // crash and restart a component (empty cache, queue, expectations)
+	OpCrashContainer // a container exits with an error
+	OpNodeDown       // partition a node: its kubelet and kube-proxy stop
+	OpNodeUp         // heal it
+)
+
+var opNames = map[Op]string{
+	OpApply: "apply", OpScale: "scale", OpSetImage: "set-image", OpDelete: "delete",
+	OpAddNode: "add-node", OpRemoveNode: "remove-node", OpApplyService: "apply-service", OpCreatePod: "create-pod",
+	OpTick: "tick", OpDeliver: "deliver", OpRelist: "relist", OpReconcile: "reconcile", OpHeartbeat: "heartbeat",
+	OpHold: "hold", OpRelease: "release", OpDropWatch: "drop-watch", OpCompact: "compact",
+	OpCrash: "crash", OpCrashContainer: "crash-container", OpNodeDown: "node-down", OpNodeUp: "node-up",
+}
+
+func (o Op) String() string { return opNames[o] }
+
+// IsUser, IsFault and IsStep classify an action.
+func (o Op) IsUser() bool  { return o >= OpApply && o <= OpTick }
+func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
+func (o Op) IsFault() bool { return o >= OpHold && o <= OpNodeUp }
+
+// Action is one step of an interleaving. Unused fields are zero.
+type Action struct {
+	Op Op
+	// Component for steps and component faults; the node for node actions.
+	Who string
+	// Name of the object for user actions; the queue key for reconcile; the
+	// pod for crash-container.
+	Key string
+	// Kind of the object to delete (Deployment, Service or Pod), or of the
+	// informer to deliver from.
+	Kind Kind
+	// Replicas for apply/scale; Port for apply-service.
+	N     int
+	Image string
+	// Selector value of the app label for apply-service.
+	App string
+	// Strategy for apply; zero means the 25%/25% default.
+	Surge, Unavailable *IntOrPercent
+	// CrashAfter > 0 crashes the component after that many writes of the
+	// reconcile (intermediate state).
+	CrashAfter int
+}
+
+// Actor is who performs the action in traces.
+func (a Action) Actor() string {
+	switch {
+	case a.Op.IsUser():
+		return "user"
+	case a.Op.IsFault():
+		return "fault"
+	case a.Op == OpHeartbeat:
+		return KubeletName(a.Who)
+	}
+	return a.Who
+}
+
+// String renders the action as one script line; ParseAction reads it back.
+func (a Action) String() string {
+	var b strings.Builder
+	b.WriteString(a.Op.String())
+	arg := func(s string) { b.WriteByte(' '); b.WriteString(s) }
+	kv := func(k, v string) { arg(k + "=" + v) }
+	switch a.Op {
+	case OpApply:
+		arg(a.Key)
+		kv("replicas", strconv.Itoa(a.N))
+		kv("image", a.Image)
+		if a.Surge != nil {
+			kv("surge", a.Surge.String())
+		}
+		if a.Unavailable != nil {
+			kv("unavailable", a.Unavailable.String())
+		}
+	case OpScale:
+		arg(a.Key)
+		arg(strconv.Itoa(a.N))
+	case OpSetImage:
+		arg(a.Key)
+		arg(a.Image)
+	case OpDelete:
+		arg(a.Kind.Resource() + "/" + a.Key)
+	case OpApplyService:
+		arg(a.Key)
+		kv("app", a.App)
+		kv("port", strconv.Itoa(a.N))
+	case OpCreatePod:
+		arg(a.Key)
+		kv("image", a.Image)
+	case OpDeliver:
+		arg(a.Who)
+		arg(a.Kind.Resource())
+	case OpAddNode, OpRemoveNode, OpHeartbeat, OpNodeDown, OpNodeUp,
+		OpRelist, OpHold, OpRelease, OpDropWatch, OpCrash:
+		arg(a.Who)
+	case OpReconcile:
+		arg(a.Who)
+		arg(a.Key)
+		if a.CrashAfter > 0 {
+			kv("crash-after", strconv.Itoa(a.CrashAfter))
+		}
+	case OpCrashContainer:
+		arg(a.Who)
+		arg(a.Key)
+	}
+	return b.String()
+}
+
+// ParseAction reads one script line written by Action.String.
+func ParseAction(line string) (Action, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return Action{}, fmt.Errorf("model: empty action")
+	}
+	var a Action
+	for op, name := range opNames {
+		if name == f[0] {
+			a.Op = op
+		}
+	}
+	if a.Op == 0 {
+		return a, fmt.Errorf("model: unknown action %q", f[0])
+	}
+	var pos []string
+	kv := map[string]string{}
+	for _, w := range f[1:] {
+		if k, v, ok := strings.Cut(w, "="); ok {
+			kv[k] = v
+		} else {
+			pos = append(pos, w)
+		}
+	}
+	need := func(n int) error {
+		if len(pos) != n {
+			return fmt.Errorf("model: %s takes %d argument(s), got %d in %q", f[0], n, len(pos), line)
+		}
+		return nil
+	}
+	num := func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("model: %q is not a non-negative number in %q", s, line)
+		}
+		return n, nil
+	}
+	var err error
+	switch a.Op {
+	case OpApply:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		a.Key, a.Image = pos[0], kv["image"]
+		if a.Image == "" {
+			return a, fmt.Errorf("model: apply needs image= in %q", line)
+		}
+		if a.N, err = num(kv["replicas"]); err != nil {
+			return a, err
+		}
+		for k, dst := range map[string]**IntOrPercent{"surge": &a.Surge, "unavailable": &a.Unavailable} {
+			if v, ok := kv[k]; ok {
+				p := IntOrPercent{}
+				p.Percent = strings.HasSuffix(v, "%")
+				if p.Val, err = num(strings.TrimSuffix(v, "%")); err != nil {
+					return a, err
+				}
+				*dst = &p
+			}
+		}
+	case OpScale, OpSetImage, OpCrashContainer:
+		if err = need(2); err != nil {
+			return a, err
+		}
+		if a.Op == OpCrashContainer {
+			a.Who, a.Key = pos[0], pos[1]
+		} else {
+			a.Key = pos[0]
+			if a.Op == OpScale {
+				a.N, err = num(pos[1])
+			} else {
+				a.Image = pos[1]
+			}
+		}
+	case OpDelete:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		res, name, ok := strings.Cut(pos[0], "/")
+		k, known := KindOf(res)
+		if !ok || !known || name == "" || (k != KindDeployment && k != KindService && k != KindPod) {
+			return a, fmt.Errorf("model: delete takes deployments/NAME, services/NAME or pods/NAME, got %q", pos[0])
+		}
+		a.Kind, a.Key = k, name
+	case OpApplyService:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		a.Key, a.App = pos[0], kv["app"]
+		if a.App == "" {
+			a.App = a.Key
+		}
+		a.N, err = num(kv["port"])
+	case OpCreatePod:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		a.Key, a.Image = pos[0], kv["image"]
+		if a.Image == "" {
+			return a, fmt.Errorf("model: create-pod needs image= in %q", line)
+		}
+	case OpTick, OpCompact:
+		err = need(0)
+	case OpDeliver:
+		if err = need(2); err != nil {
+			return a, err
+		}
+		k, ok := KindOf(pos[1])
+		if !ok {
+			return a, fmt.Errorf("model: unknown resource %q in %q", pos[1], line)
+		}
+		a.Who, a.Kind = pos[0], k
+	case OpReconcile:
+		if err = need(2); err != nil {
+			return a, err
+		}
+		a.Who, a.Key = pos[0], pos[1]
+		if v, ok := kv["crash-after"]; ok {
+			a.CrashAfter, err = num(v)
+		}
+	default:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		a.Who = pos[0]
+	}
+	return a, err
+}

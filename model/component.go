@@ -1,0 +1,253 @@
+package model
+
+import "strings"
+
+// Component names, as they appear in actions and traces.
+const (
+	DeploymentController = "deployment-controller"
+	ReplicaSetController = "replicaset-controller"
+	Scheduler            = "scheduler"
+	EndpointsController  = "endpoints-controller"
+	NodeLifecycle        = "node-lifecycle-controller"
+	GarbageCollector     = "garbage-collector"
+	kubeletPrefix        = "kubelet/"
+	proxyPrefix          = "kube-proxy/"
+)
+
+// KubeletName and ProxyName name the per-node components.
+func KubeletName(node string) string { return kubeletPrefix + node }
+func ProxyName(node string) string   { return proxyPrefix + node }
+
+// NodeOf returns the node of a per-node component ("" for the others).
+func NodeOf(component string) string {
+	if n, ok := strings.CutPrefix(component, kubeletPrefix); ok {
+		return n
+	}
+	if n, ok := strings.CutPrefix(component, proxyPrefix); ok {
+		return n
+	}
+	return ""
+}
+
+type kindSet uint8
+
+func kinds(ks ...Kind) kindSet {
+	var s kindSet
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+func (s kindSet) has(k Kind) bool { return s&(1<<k) != 0 }
+
+// WatchedKinds lists, per component role, the kinds its informers watch.
+func WatchedKinds(component string) []Kind {
+	if r := roleOf(component); r != nil {
+		return r.watches.list()
+	}
+	return nil
+}
+
+func (s kindSet) list() []Kind {
+	var out []Kind
+	for k := Kind(0); k < numKinds; k++ {
+		if s.has(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// role is the code of one kind of component: what it watches, how an event
+// turns into queue keys, and how it reconciles one key.
+type role struct {
+	watches kindSet
+	// keys returns the queue keys an event concerns, reading the view after
+	// the event has been applied.
+	keys func(c *component, e Event) []string
+	// resync returns every key after a relist.
+	resync func(c *component, st *State) []string
+	// reconcile makes the component's writes for one key through tx.
+	reconcile func(c *component, st *State, tx *tx, key string)
+}
+
+func roleOf(name string) *role {
+	switch {
+	case name == DeploymentController:
+		return &deploymentRole
+	case name == ReplicaSetController:
+		return &replicaSetRole
+	case name == Scheduler:
+		return &schedulerRole
+	case name == EndpointsController:
+		return &endpointsRole
+	case name == NodeLifecycle:
+		return &nodeLifecycleRole
+	case name == GarbageCollector:
+		return &gcRole
+	case strings.HasPrefix(name, kubeletPrefix):
+		return &kubeletRole
+	case strings.HasPrefix(name, proxyPrefix):
+		return &proxyRole
+	}
+	return nil
+}
+
+// component is one component's private state: its view (the events
+// delivered to it so far), its work queue and its in-flight bookkeeping.
+// Its decisions read only this, never the store directly (except where
+// Kubernetes components do a live read, which the code says).
+type component struct {
+	name string
+	role *role
+	node string
+
+	kinds []Kind // watched kinds, in order
+	view  map[Ref]Obj
+	// One informer per watched kind, as upstream: each has its own cursor
+	// (the next store log sequence number to look at) and the revision of
+	// the last event it delivered (or of the relist). Kinds are not ordered
+	// against each other, so a view can hold a pod before its owner.
+	cursor  [numKinds]int64
+	viewRev [numKinds]int64
+	seen    int // events delivered since start, relists included
+
+	queue  []string
+	queued map[string]bool
+	// retry marks queued keys that are only there because their last
+	// reconcile failed: the rate-limited requeue of a work queue. A fair
+	// schedule serves fresh work first.
+	retry map[string]bool
+
+	held   bool // fault: events held back
+	broken bool // watch dropped (or never started): the next delivery relists
+	down   bool // per-node components of a node that is down
+
+	// expect holds, per key, the component's last write for it. Until that
+	// kind's informer reaches the write's revision the key is not acted on:
+	// the upstream "expectations" that survive a stale cache.
+	expect map[string]expectation
+}
+
+type expectation struct {
+	kind Kind
+	rev  int64
+}
+
+func newComponent(name string) *component {
+	return &component{
+		name:   name,
+		role:   roleOf(name),
+		kinds:  roleOf(name).watches.list(),
+		node:   NodeOf(name),
+		view:   make(map[Ref]Obj),
+		queued: make(map[string]bool),
+		retry:  make(map[string]bool),
+		expect: make(map[string]expectation),
+	}
+}
+
+func (c *component) clone() *component {
+	d := *c
+	d.view = make(map[Ref]Obj, len(c.view))
+	for k, v := range c.view {
+		d.view[k] = v
+	}
+	d.queue = append([]string(nil), c.queue...)
+	d.queued = make(map[string]bool, len(c.queued))
+	for k, v := range c.queued {
+		d.queued[k] = v
+	}
+	d.retry = make(map[string]bool, len(c.retry))
+	for k, v := range c.retry {
+		d.retry[k] = v
+	}
+	d.expect = make(map[string]expectation, len(c.expect))
+	for k, v := range c.expect {
+		d.expect[k] = v
+	}
+	return &d
+}
+
+func (c *component) enqueue(key string) {
+	if key == "" {
+		return
+	}
+	delete(c.retry, key)
+	if c.queued[key] {
+		return
+	}
+	c.queued[key] = true
+	c.queue = append(c.queue, key)
+}
+
+// requeue puts a key back after a failed reconcile.
+func (c *component) requeue(key string) {
+	c.enqueue(key)
+	c.retry[key] = true
+}
+
+func (c *component) dequeue(key string) bool {
+	if !c.queued[key] {
+		return false
+	}
+	delete(c.queued, key)
+	delete(c.retry, key)
+	for i, k := range c.queue {
+		if k == key {
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// crash throws away everything a process keeps in memory.
+func (c *component) crash() {
+	c.view = make(map[Ref]Obj)
+	c.viewRev = [numKinds]int64{}
+	c.queue = nil
+	c.queued = make(map[string]bool)
+	c.retry = make(map[string]bool)
+	c.expect = make(map[string]expectation)
+	c.broken = true
+}
+
+// expectWrite records a write the key must see before it is acted on again.
+func (c *component) expectWrite(key string, k Kind, rev int64) {
+	if rev != 0 {
+		c.expect[key] = expectation{k, rev}
+	}
+}
+
+// waiting reports whether the key's expectations are not yet met.
+func (c *component) waiting(key string) bool {
+	e := c.expect[key]
+	return e.rev > c.viewRev[e.kind]
+}
+
+// nextEvent finds the next log entry of kind k, from that informer's cursor.
+func (c *component) nextEvent(s *store, k Kind) (int64, bool) {
+	for seq := c.cursor[k]; seq < s.logEnd(); seq++ {
+		if s.event(seq).Obj.Kind() == k {
+			return seq, true
+		}
+		c.cursor[k] = seq + 1 // skipping other kinds changes nothing observable
+	}
+	return 0, false
+}
+
+// list returns the view's objects of one kind in name order.
+func (c *component) list(k Kind) []Obj {
+	var out []Obj
+	for r, o := range c.view {
+		if r.Kind == k {
+			out = append(out, o)
+		}
+	}
+	sortObjs(out)
+	return out
+}
+
+func (c *component) get(k Kind, name string) Obj { return c.view[Ref{k, name}] }

@@ -1,0 +1,199 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// ErrNotConverged wraps every reason Converged gives.
+var ErrNotConverged = errors.New("model: not converged")
+
+// Recovery lists the actions that end every fault: held events are
+// released and partitioned nodes come back. Broken watches heal by
+// themselves on the next delivery.
+func (st *State) Recovery() []Action {
+	var out []Action
+	for _, n := range st.names {
+		if st.comps[n].held {
+			out = append(out, Action{Op: OpRelease, Who: n})
+		}
+	}
+	for _, o := range st.Objects(KindNode) {
+		if a := (Action{Op: OpNodeUp, Who: o.meta().Name}); st.enabled(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// NextQuiesceStep picks the next step of a fair schedule that delivers
+// every event before any reconcile, then reconciles the first fresh key of
+// the first component with work, then sends due heartbeats, then retries. The schedule
+// depends only on the state, so a model and an implementation in lockstep
+// follow the same one.
+func (st *State) NextQuiesceStep() (Action, bool) {
+	for _, n := range st.names {
+		if ds := st.enabledDeliveries(n); len(ds) > 0 {
+			return ds[0], true
+		}
+	}
+	// Fresh work first, then due heartbeats, then failed keys (their
+	// retry waits for others to make progress, as a rate limiter would).
+	for _, retries := range []bool{false, true} {
+		for _, n := range st.names {
+			c := st.comps[n]
+			if c.down {
+				continue
+			}
+			for _, k := range c.queue {
+				if c.retry[k] == retries {
+					return Action{Op: OpReconcile, Who: n, Key: k}, true
+				}
+			}
+		}
+		if hb := st.EnabledHeartbeats(); !retries && len(hb) > 0 {
+			return hb[0], true
+		}
+	}
+	return Action{}, false
+}
+
+// EnabledHeartbeats lists the heartbeats that are due.
+func (st *State) EnabledHeartbeats() []Action {
+	var out []Action
+	for _, o := range st.Objects(KindNode) {
+		if a := (Action{Op: OpHeartbeat, Who: o.meta().Name}); st.enabled(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Quiesce runs NextQuiesceStep until nothing is left to do, at most max
+// steps. It returns the actions it took; the error says if the bound was hit.
+func (st *State) Quiesce(max int) ([]Action, error) {
+	var done []Action
+	for len(done) < max {
+		a, ok := st.NextQuiesceStep()
+		if !ok {
+			return done, nil
+		}
+		st.Step(a)
+		done = append(done, a)
+	}
+	return done, fmt.Errorf("%w: still busy after %d quiesce steps", ErrNotConverged, max)
+}
+
+func notConverged(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotConverged, fmt.Sprintf(format, args...))
+}
+
+// Converged checks the end state once faults have stopped and the cluster
+// has quiesced: every Deployment runs exactly spec.replicas ready pods of
+// its current template on Ready nodes and says so in its status, old
+// ReplicaSets are at zero, Endpoints and every node's rules match the ready
+// pods, and nothing is orphaned or terminating.
+func Converged(s *Snapshot) error {
+	live := func(ow Owner) bool {
+		cur := s.Objects[Ref{ow.Kind, ow.Name}]
+		return cur != nil && cur.meta().UID == ow.UID
+	}
+	for _, o := range s.Objects {
+		m := o.meta()
+		if m.Deleting {
+			return notConverged("%s is still terminating", RefOf(o))
+		}
+		if m.Owner.UID != 0 && !live(m.Owner) {
+			return notConverged("%s is an orphan", RefOf(o))
+		}
+		if n, _ := o.(*Node); n != nil && !n.Ready {
+			return notConverged("node %s is not Ready", n.Name)
+		}
+	}
+	running := map[int64]Container{}
+	for _, c := range s.Containers {
+		p, _ := s.Objects[Ref{KindPod, c.Pod}].(*Pod)
+		if !c.Running || p == nil || p.UID != c.PodUID || p.NodeName != c.Node {
+			return notConverged("container %s is left over", c.ID)
+		}
+		running[c.PodUID] = c
+	}
+	for _, o := range s.List(KindPod) {
+		p := o.(*Pod)
+		if _, ok := running[p.UID]; !ok || !p.Ready || p.Phase != PhaseRunning {
+			return notConverged("pod %s is not running and ready", p.Name)
+		}
+	}
+	for _, o := range s.List(KindDeployment) {
+		if err := deploymentConverged(s, o.(*Deployment)); err != nil {
+			return err
+		}
+	}
+	return serviceConverged(s)
+}
+
+func deploymentConverged(s *Snapshot, d *Deployment) error {
+	hash := TemplateHash(d.Image, d.PodLabels)
+	var cur *ReplicaSet
+	for _, o := range s.List(KindReplicaSet) {
+		rs := o.(*ReplicaSet)
+		if rs.Owner.UID != d.UID {
+			continue
+		}
+		want := 0
+		if rs.Hash == hash {
+			cur, want = rs, d.Replicas
+		}
+		if rs.Replicas != want || rs.Status != (ReplicaSetStatus{want, want}) {
+			return notConverged("replicaset %s: spec %d, status %d/%d ready, want %d", rs.Name, rs.Replicas, rs.Status.ReadyReplicas, rs.Status.Replicas, want)
+		}
+		pods := 0
+		for _, p := range s.List(KindPod) {
+			if p.meta().Owner.UID == rs.UID {
+				pods++
+			}
+		}
+		if pods != want {
+			return notConverged("replicaset %s has %d pods, want %d", rs.Name, pods, want)
+		}
+	}
+	if cur == nil {
+		return notConverged("deployment %s has no ReplicaSet for its template", d.Name)
+	}
+	r := d.Replicas
+	if d.Status != (DeploymentStatus{r, r, r, r}) || d.ObservedGeneration != d.Generation {
+		return notConverged("deployment %s status %+v at generation %d/%d, want %d everywhere", d.Name, d.Status, d.ObservedGeneration, d.Generation, r)
+	}
+	return nil
+}
+
+func serviceConverged(s *Snapshot) error {
+	want := map[string]Rule{}
+	for _, o := range s.List(KindService) {
+		svc := o.(*Service)
+		var addrs []Address
+		for _, po := range s.List(KindPod) {
+			if p := po.(*Pod); matches(svc.Selector, p.Labels) && p.Ready {
+				addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
+			}
+		}
+		ep, _ := s.Objects[Ref{KindEndpoints, svc.Name}].(*Endpoints)
+		if ep == nil || !slices.Equal(ep.Addresses, addrs) || ep.Port != svc.Port {
+			return notConverged("endpoints/%s does not list the ready pods", svc.Name)
+		}
+		want[svc.Name] = RuleFor(svc, ep)
+	}
+	for _, o := range s.List(KindEndpoints) {
+		if s.Objects[Ref{KindService, o.meta().Name}] == nil {
+			return notConverged("endpoints/%s has no Service", o.meta().Name)
+		}
+	}
+	for node, rules := range s.Rules {
+		if !maps.EqualFunc(rules, want, func(a, b Rule) bool { return a.Port == b.Port && slices.Equal(a.Backends, b.Backends) }) {
+			return notConverged("kube-proxy rules on %s do not match the Services", node)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package model
+
+// The deployment controller: watches Deployments and ReplicaSets; a key is
+// a Deployment name. It creates the ReplicaSet for the current template and
+// rolls replicas from old ReplicaSets to it within maxSurge and
+// maxUnavailable, as upstream's rolloutRolling does, one phase per reconcile.
+var deploymentRole = role{
+	watches: kinds(KindDeployment, KindReplicaSet),
+	keys: func(c *component, e Event) []string {
+		switch o := e.Obj.(type) {
+		case *Deployment:
+			return []string{o.Name}
+		case *ReplicaSet:
+			if o.Owner.Kind == KindDeployment && o.Owner.UID != 0 {
+				return []string{o.Owner.Name}
+			}
+		}
+		return nil
+	},
+	resync:    func(c *component, st *State) []string { return names(c.list(KindDeployment)) },
+	reconcile: reconcileDeployment,
+}
+
+func names(os []Obj) []string {
+	out := make([]string, len(os))
+	for i, o := range os {
+		out[i] = o.meta().Name
+	}
+	return out
+}
+
+// ownedReplicaSets returns the view's ReplicaSets controlled by d, the one for
+// d's current template (or nil) and the others, in name order.
+func ownedReplicaSets(c *component, d *Deployment) (cur *ReplicaSet, old []*ReplicaSet) {
+	hash := TemplateHash(d.Image, d.PodLabels)
+	for _, o := range c.list(KindReplicaSet) {
+		rs := o.(*ReplicaSet)
+		if rs.Owner.UID != d.UID || rs.Deleting {
+			continue
+		}
+		if rs.Hash == hash {
+			cur = rs
+		} else {
+			old = append(old, rs)
+		}
+	}
+	return cur, old
+}
+
+func reconcileDeployment(c *component, st *State, t *tx, key string) {
+	d, _ := c.get(KindDeployment, key).(*Deployment)
+	if d == nil || d.Deleting {
+		return
+	}
+	// Expectations: act only on a view that includes our own last
+	// ReplicaSet write, or a stale view could push the total over maxSurge.
+	if c.waiting(key) {
+		return
+	}
+	surge, unavailable := ResolveSurge(d.Replicas, d.MaxSurge, d.MaxUnavailable)
+	cur, old := ownedReplicaSets(c, d)
+	total := 0
+	for _, rs := range old {
+		total += rs.Replicas
+	}
+	rev := int64(0)
+	switch {
+	case cur == nil:
+		hash := TemplateHash(d.Image, d.PodLabels)
+		n := d.Replicas
+		if total > 0 {
+			n = max(0, min(d.Replicas, d.Replicas+surge-total))
+		}
+		rs := &ReplicaSet{
+			Meta:         Meta{Name: ReplicaSetName(d.Name, hash), Labels: withHash(d.PodLabels, hash), Owner: Owner{KindDeployment, d.Name, d.UID}},
+			Replicas:     n,
+			Image:        d.Image,
+			PodLabels:    withHash(d.PodLabels, hash),
+			NodeSelector: d.NodeSelector,
+			Hash:         hash,
+		}
+		rev = t.create(rs)
+	case total == 0:
+		// Not rolling: just scale.
+		if cur.Replicas != d.Replicas {
+			rev = t.update(VerbUpdate, cur, scaled(cur, d.Replicas))
+		}
+	default:
+		total += cur.Replicas
+		if maxTotal := d.Replicas + surge; total < maxTotal && cur.Replicas < d.Replicas {
+			up := min(maxTotal-total, d.Replicas-cur.Replicas)
+			rev = t.update(VerbUpdate, cur, scaled(cur, cur.Replicas+up))
+			break
+		}
+		// Scale old ReplicaSets down while availability stays at least
+		// replicas - maxUnavailable.
+		// A scaled-down ReplicaSet's status lags its spec: count at most
+		// spec.replicas as available.
+		available := min(cur.Replicas, cur.Status.ReadyReplicas)
+		for _, rs := range old {
+			available += min(rs.Replicas, rs.Status.ReadyReplicas)
+		}
+		down := available - (d.Replicas - unavailable)
+		// Old ReplicaSets whose pods are not available can always go.
+		for _, rs := range old {
+			if rs.Replicas == 0 {
+				continue
+			}
+			unready := min(rs.Replicas, max(0, rs.Replicas-rs.Status.ReadyReplicas))
+			ready := min(rs.Replicas-unready, max(0, down))
+			if unready+ready == 0 {
+				continue
+			}
+			if r := t.update(VerbUpdate, rs, scaled(rs, rs.Replicas-unready-ready)); r != 0 {
+				rev = r
+			}
+			down -= ready
+		}
+	}
+	c.expectWrite(key, KindReplicaSet, rev)
+	if t.stopped() {
+		return
+	}
+	// Status, from what the view shows.
+	s := DeploymentStatus{}
+	for _, rs := range append(old, cur) {
+		if rs == nil {
+			continue
+		}
+		s.Replicas += rs.Status.Replicas
+		s.ReadyReplicas += rs.Status.ReadyReplicas
+	}
+	if cur != nil {
+		s.UpdatedReplicas = cur.Status.Replicas
+	}
+	s.AvailableReplicas = s.ReadyReplicas
+	if s != d.Status || d.ObservedGeneration != d.Generation {
+		nd := d.shallow().(*Deployment)
+		nd.Status, nd.ObservedGeneration = s, d.Generation
+		t.update(VerbStatus, d, nd)
+	}
+}
+
+func scaled(rs *ReplicaSet, n int) *ReplicaSet {
+	c := rs.shallow().(*ReplicaSet)
+	c.Replicas = n
+	return c
+}
+
+// PodTemplateHashLabel is the label that ties pods to one template.
+const PodTemplateHashLabel = "pod-template-hash"
+
+func withHash(labels map[string]string, hash string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		out[k] = v
+	}
+	out[PodTemplateHashLabel] = hash
+	return out
+}

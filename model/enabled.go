@@ -1,0 +1,122 @@
+package model
+
+// enabled reports whether an action can happen now. User actions always
+// can (they may fail, which is a result, not a refusal), given a name.
+func (st *State) enabled(a Action) bool {
+	switch a.Op {
+	case OpApply, OpScale, OpSetImage, OpDelete, OpApplyService, OpCreatePod:
+		return a.Key != "" && (a.Image != "" || (a.Op != OpApply && a.Op != OpSetImage && a.Op != OpCreatePod))
+	case OpAddNode, OpRemoveNode:
+		return a.Who != "" && NodeOf(KubeletName(a.Who)) == a.Who
+	case OpTick, OpCompact:
+		return true
+	case OpHeartbeat:
+		c := st.comps[KubeletName(a.Who)]
+		n, _ := st.store.get(Ref{KindNode, a.Who}).(*Node)
+		return c != nil && !c.down && n != nil && (n.Heartbeat < st.now || !n.Ready)
+	case OpCrashContainer:
+		rt := st.runtime[a.Who]
+		if rt == nil {
+			return false
+		}
+		for _, c := range rt.podContainers(a.Key) {
+			if c.Running {
+				return true
+			}
+		}
+		return false
+	case OpNodeDown, OpNodeUp:
+		c := st.comps[KubeletName(a.Who)]
+		return c != nil && c.down == (a.Op == OpNodeUp)
+	}
+	c := st.comps[a.Who]
+	if c == nil {
+		return false
+	}
+	switch a.Op {
+	case OpDeliver:
+		if c.held || c.down || c.broken || !c.role.watches.has(a.Kind) {
+			return false
+		}
+		_, ok := c.nextEvent(st.store, a.Kind)
+		return ok
+	case OpRelist:
+		return !c.held && !c.down && c.broken
+	case OpReconcile:
+		return !c.down && c.queued[a.Key] && a.CrashAfter >= 0
+	case OpHold:
+		return !c.held
+	case OpRelease:
+		return c.held
+	case OpDropWatch, OpCrash:
+		return !c.down
+	}
+	return false
+}
+
+// Enabled lists every component step and fault that can happen now.
+// User actions take parameters and are always possible, so they are not
+// listed.
+func (st *State) Enabled() []Action {
+	return append(st.EnabledSteps(), st.EnabledFaults()...)
+}
+
+// EnabledSteps lists the component steps that can happen now, in a stable
+// order: per component (sorted), its delivery, then its reconciles in queue
+// order; then the heartbeats that are due.
+func (st *State) EnabledSteps() []Action {
+	var out []Action
+	for _, n := range st.names {
+		out = append(out, st.enabledDeliveries(n)...)
+		if c := st.comps[n]; !c.down {
+			for _, k := range c.queue {
+				out = append(out, Action{Op: OpReconcile, Who: n, Key: k})
+			}
+		}
+	}
+	return append(out, st.EnabledHeartbeats()...)
+}
+
+// EnabledFaults lists the faults that can be injected now, in a stable order.
+func (st *State) EnabledFaults() []Action {
+	var out []Action
+	for _, n := range st.names {
+		for _, op := range []Op{OpHold, OpRelease, OpDropWatch, OpCrash} {
+			if a := (Action{Op: op, Who: n}); st.enabled(a) {
+				out = append(out, a)
+			}
+		}
+	}
+	for _, c := range st.Containers("") {
+		if c.Running {
+			out = append(out, Action{Op: OpCrashContainer, Who: c.Node, Key: c.Pod})
+		}
+	}
+	for _, o := range st.Objects(KindNode) {
+		for _, op := range []Op{OpNodeDown, OpNodeUp} {
+			if a := (Action{Op: op, Who: o.meta().Name}); st.enabled(a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return append(out, Action{Op: OpCompact})
+}
+
+// enabledDeliveries lists a component's relist or its informers' pending
+// deliveries, in kind order.
+func (st *State) enabledDeliveries(n string) []Action {
+	c := st.comps[n]
+	if c == nil || c.held || c.down {
+		return nil
+	}
+	if c.broken {
+		return []Action{{Op: OpRelist, Who: n}}
+	}
+	var out []Action
+	for _, k := range c.kinds {
+		if _, ok := c.nextEvent(st.store, k); ok {
+			out = append(out, Action{Op: OpDeliver, Who: n, Kind: k})
+		}
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package model
+
+import "slices"
+
+// The endpoints controller: watches Services, Pods and Endpoints; a key is a
+// Service name. Endpoints list the ready, non-terminating pods the Service
+// selects, sorted by name; they go when the Service goes.
+var endpointsRole = role{
+	watches: kinds(KindService, KindPod, KindEndpoints),
+	keys: func(c *component, e Event) []string {
+		switch o := e.Obj.(type) {
+		case *Service:
+			return []string{o.Name}
+		case *Endpoints:
+			return []string{o.Name}
+		case *Pod:
+			var out []string
+			for _, s := range c.list(KindService) {
+				if matches(s.(*Service).Selector, o.Labels) {
+					out = append(out, s.meta().Name)
+				}
+			}
+			return out
+		}
+		return nil
+	},
+	resync: func(c *component, st *State) []string {
+		return append(names(c.list(KindService)), names(c.list(KindEndpoints))...)
+	},
+	reconcile: reconcileEndpoints,
+}
+
+func reconcileEndpoints(c *component, st *State, t *tx, key string) {
+	s, _ := c.get(KindService, key).(*Service)
+	ep, _ := c.get(KindEndpoints, key).(*Endpoints)
+	if s == nil {
+		if ep != nil {
+			t.delete(ep)
+		}
+		return
+	}
+	var addrs []Address
+	for _, o := range c.list(KindPod) {
+		p := o.(*Pod)
+		ready := p.Ready || st.cfg.Mutant == MutantEndpointsListsUnready
+		if matches(s.Selector, p.Labels) && ready && p.PodIP != "" && !p.Deleting {
+			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
+		}
+	}
+	switch {
+	case ep == nil:
+		t.create(&Endpoints{Meta: Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: s.Port})
+	case !slices.Equal(ep.Addresses, addrs) || ep.Port != s.Port:
+		n := ep.shallow().(*Endpoints)
+		n.Addresses, n.Port = addrs, s.Port
+		t.update(VerbUpdate, ep, n)
+	}
+}

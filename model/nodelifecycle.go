@@ -1,0 +1,83 @@
+package model
+
+// Logical-time thresholds of the node lifecycle controller, in ticks.
+const (
+	// NodeMonitorGrace: a node whose last heartbeat is older than this goes NotReady.
+	NodeMonitorGrace = 3
+	// EvictionTimeout: pods on a node NotReady for this long are evicted.
+	EvictionTimeout = 3
+)
+
+// The node lifecycle controller: watches Nodes and Pods; a key is a node
+// name. Every tick requeues every node. A node without a recent heartbeat
+// goes NotReady; after EvictionTimeout its pods are deleted (gracefully:
+// they terminate when the kubelet comes back). Pods bound to a node that no
+// longer exists are deleted at once (upstream's pod GC).
+var nodeLifecycleRole = role{
+	watches: kinds(KindNode, KindPod),
+	keys: func(c *component, e Event) []string {
+		switch o := e.Obj.(type) {
+		case *Node:
+			return []string{o.Name}
+		case *Pod:
+			if o.NodeName != "" && e.Type != Deleted && c.get(KindNode, o.NodeName) == nil {
+				return []string{o.NodeName}
+			}
+		}
+		return nil
+	},
+	resync: func(c *component, st *State) []string {
+		seen := map[string]bool{}
+		var out []string
+		add := func(n string) {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+		for _, n := range c.list(KindNode) {
+			add(n.meta().Name)
+		}
+		for _, o := range c.list(KindPod) {
+			if p := o.(*Pod); p.NodeName != "" {
+				add(p.NodeName)
+			}
+		}
+		return out
+	},
+	reconcile: reconcileNodeLifecycle,
+}
+
+func reconcileNodeLifecycle(c *component, st *State, t *tx, key string) {
+	var pods []*Pod
+	for _, o := range c.list(KindPod) {
+		if p := o.(*Pod); p.NodeName == key {
+			pods = append(pods, p)
+		}
+	}
+	n, _ := c.get(KindNode, key).(*Node)
+	if n == nil {
+		// Live read before a force delete: a stale view must not remove the
+		// pods of a node that exists.
+		if st.store.get(Ref{KindNode, key}) != nil {
+			return
+		}
+		for _, p := range pods {
+			t.removeNow(p)
+		}
+		return
+	}
+	now := st.now
+	switch {
+	case n.Ready && now-n.Heartbeat > NodeMonitorGrace:
+		nn := n.shallow().(*Node)
+		nn.Ready, nn.TransitionAt = false, now
+		t.update(VerbStatus, n, nn)
+	case !n.Ready && now-n.TransitionAt >= EvictionTimeout:
+		for _, p := range pods {
+			if !p.Deleting {
+				t.delete(p)
+			}
+		}
+	}
+}

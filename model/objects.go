@@ -1,0 +1,269 @@
+package model
+
+import (
+	"sort"
+	"strconv"
+)
+
+// Kind names an object type in the store.
+type Kind uint8
+
+const (
+	KindDeployment Kind = iota
+	KindReplicaSet
+	KindPod
+	KindNode
+	KindService
+	KindEndpoints
+	numKinds
+)
+
+var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints"}
+
+// Resource is the Kubernetes resource name (plural, lower case).
+func (k Kind) Resource() string {
+	if k < numKinds {
+		return kindResources[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// KindOf maps a resource name back to its Kind.
+func KindOf(resource string) (Kind, bool) {
+	for i, r := range kindResources {
+		if r == resource {
+			return Kind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Ref identifies an object. The model has one namespace, "default";
+// nodes are cluster-scoped.
+type Ref struct {
+	Kind Kind
+	Name string
+}
+
+func (r Ref) String() string { return r.Kind.Resource() + "/" + r.Name }
+
+// Owner is a controller ownerReference.
+type Owner struct {
+	Kind Kind
+	Name string
+	UID  int64 // 0: no owner
+}
+
+// Meta is common to every object. Objects are immutable once stored: a write
+// stores a new value, so views can share them without copying.
+type Meta struct {
+	Name     string
+	UID      int64 // store-assigned, unique per incarnation (volatile: masked)
+	Version  int64 // store revision of the last write (volatile: masked)
+	Labels   map[string]string
+	Owner    Owner
+	Deleting bool // deletionTimestamp set
+}
+
+// Obj is any stored object.
+type Obj interface {
+	meta() *Meta
+	Kind() Kind
+	shallow() Obj // a copy whose fields can be changed before storing
+}
+
+// M returns the object's metadata (read-only by convention).
+func M(o Obj) *Meta { return o.meta() }
+
+// RefOf is the object's identity.
+func RefOf(o Obj) Ref { return Ref{o.Kind(), o.meta().Name} }
+
+// IntOrPercent is maxSurge / maxUnavailable: an absolute count or a percentage
+// of the desired replicas.
+type IntOrPercent struct {
+	Val     int
+	Percent bool
+}
+
+func (v IntOrPercent) String() string {
+	if v.Percent {
+		return strconv.Itoa(v.Val) + "%"
+	}
+	return strconv.Itoa(v.Val)
+}
+
+// ResolveSurge turns the strategy into absolute numbers as Kubernetes does:
+// surge rounds up, unavailable rounds down, and both zero means one
+// unavailable so a rollout can always progress.
+func ResolveSurge(replicas int, surge, unavailable IntOrPercent) (int, int) {
+	s := surge.Val
+	if surge.Percent {
+		s = (replicas*surge.Val + 99) / 100
+	}
+	u := unavailable.Val
+	if unavailable.Percent {
+		u = replicas * unavailable.Val / 100
+	}
+	if s == 0 && u == 0 {
+		u = 1
+	}
+	return s, u
+}
+
+// Deployment is apps/v1 Deployment, reduced to what the flow observes.
+type Deployment struct {
+	Meta
+	Replicas           int
+	Image              string
+	PodLabels          map[string]string // template labels, also the selector
+	NodeSelector       map[string]string
+	MaxSurge           IntOrPercent
+	MaxUnavailable     IntOrPercent
+	Generation         int64
+	ObservedGeneration int64
+	Status             DeploymentStatus
+}
+
+type DeploymentStatus struct {
+	Replicas, UpdatedReplicas, ReadyReplicas, AvailableReplicas int
+}
+
+func (d *Deployment) meta() *Meta  { return &d.Meta }
+func (d *Deployment) Kind() Kind   { return KindDeployment }
+func (d *Deployment) shallow() Obj { c := *d; return &c }
+
+// ReplicaSet is apps/v1 ReplicaSet.
+type ReplicaSet struct {
+	Meta
+	Replicas     int
+	Image        string
+	PodLabels    map[string]string // includes pod-template-hash
+	NodeSelector map[string]string
+	Hash         string
+	Status       ReplicaSetStatus
+}
+
+type ReplicaSetStatus struct {
+	Replicas, ReadyReplicas int
+}
+
+func (r *ReplicaSet) meta() *Meta  { return &r.Meta }
+func (r *ReplicaSet) Kind() Kind   { return KindReplicaSet }
+func (r *ReplicaSet) shallow() Obj { c := *r; return &c }
+
+// Pod phases the model uses.
+const (
+	PhasePending = "Pending"
+	PhaseRunning = "Running"
+)
+
+// Pod is v1 Pod with one container.
+type Pod struct {
+	Meta
+	Image        string
+	NodeSelector map[string]string
+	CPU, Memory  int // requests: milli-cores, MiB
+	NodeName     string
+	Phase        string
+	Ready        bool
+	PodIP        string
+	Restarts     int
+}
+
+func (p *Pod) meta() *Meta  { return &p.Meta }
+func (p *Pod) Kind() Kind   { return KindPod }
+func (p *Pod) shallow() Obj { c := *p; return &c }
+
+// Node is v1 Node. Heartbeat and TransitionAt are logical times.
+type Node struct {
+	Meta
+	Index        int // pod range number, assigned at registration
+	CPU, Memory  int // capacity: milli-cores, MiB
+	MaxPods      int
+	Taints       []string // "key:Effect"; pods have no tolerations
+	Ready        bool
+	Heartbeat    int64
+	TransitionAt int64
+}
+
+func (n *Node) meta() *Meta  { return &n.Meta }
+func (n *Node) Kind() Kind   { return KindNode }
+func (n *Node) shallow() Obj { c := *n; return &c }
+
+// Service is v1 Service.
+type Service struct {
+	Meta
+	Selector map[string]string
+	Port     int
+}
+
+func (s *Service) meta() *Meta  { return &s.Meta }
+func (s *Service) Kind() Kind   { return KindService }
+func (s *Service) shallow() Obj { c := *s; return &c }
+
+// Address is one ready backend in Endpoints.
+type Address struct {
+	Pod, IP, Node string
+}
+
+// Endpoints is v1 Endpoints with one subset.
+type Endpoints struct {
+	Meta
+	Addresses []Address // sorted by pod name
+	Port      int
+}
+
+func (e *Endpoints) meta() *Meta  { return &e.Meta }
+func (e *Endpoints) Kind() Kind   { return KindEndpoints }
+func (e *Endpoints) shallow() Obj { c := *e; return &c }
+
+// Container is one container in a node's runtime.
+type Container struct {
+	ID       string // node/pod/attempt: deterministic
+	Node     string
+	Pod      string
+	PodUID   int64
+	Image    string
+	Attempt  int
+	Running  bool
+	ExitCode int
+}
+
+// Rule is one kube-proxy forwarding rule: a Service port to its backends.
+type Rule struct {
+	Port     int
+	Backends []string // pod IPs, sorted
+}
+
+// matches reports whether labels satisfy a selector. An empty selector
+// matches nothing, as for Services.
+func matches(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// subset reports whether every pair of a is in b (an empty a is a subset).
+func subset(a, b map[string]string) bool {
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,115 @@
+package model
+
+import "sort"
+
+// The replicaset controller: watches ReplicaSets and Pods; a key is a
+// ReplicaSet name. It creates or deletes pods until the ReplicaSet's
+// non-terminating pods number spec.replicas. Expectations make it wait for
+// its own writes to show in its view before it counts again; without them a
+// stale cache makes it create pods twice.
+var replicaSetRole = role{
+	watches: kinds(KindReplicaSet, KindPod),
+	keys: func(c *component, e Event) []string {
+		switch o := e.Obj.(type) {
+		case *ReplicaSet:
+			return []string{o.Name}
+		case *Pod:
+			if o.Owner.Kind == KindReplicaSet && o.Owner.UID != 0 {
+				return []string{o.Owner.Name}
+			}
+		}
+		return nil
+	},
+	resync:    func(c *component, st *State) []string { return names(c.list(KindReplicaSet)) },
+	reconcile: reconcileReplicaSet,
+}
+
+// activePods returns the view's non-terminating pods controlled by rs.
+func activePods(c *component, rs *ReplicaSet) []*Pod {
+	var out []*Pod
+	for _, o := range c.list(KindPod) {
+		p := o.(*Pod)
+		if p.Owner.UID == rs.UID && !p.Deleting {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func reconcileReplicaSet(c *component, st *State, t *tx, key string) {
+	rs, _ := c.get(KindReplicaSet, key).(*ReplicaSet)
+	if rs == nil || rs.Deleting {
+		return
+	}
+	if c.waiting(key) && st.cfg.Mutant != MutantReplicaSetNoExpectations {
+		return
+	}
+	pods := activePods(c, rs)
+	diff := rs.Replicas - len(pods)
+	rev := int64(0)
+	switch {
+	case diff > 0:
+		for i := 0; i < diff && !t.stopped(); i++ {
+			p := &Pod{
+				Meta:         Meta{Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
+				Image:        rs.Image,
+				NodeSelector: rs.NodeSelector,
+				CPU:          DefaultPodCPU,
+				Memory:       DefaultPodMemory,
+				Phase:        PhasePending,
+			}
+			if r := t.createGenerated(rs.Name+"-", p); r != 0 {
+				rev = r
+			}
+		}
+	case diff < 0:
+		for _, p := range deletionOrder(pods)[:-diff] {
+			if r := t.delete(p); r != 0 {
+				rev = r
+			}
+		}
+	default:
+		s := ReplicaSetStatus{Replicas: len(pods)}
+		for _, p := range pods {
+			if p.Ready {
+				s.ReadyReplicas++
+			}
+		}
+		if s != rs.Status {
+			n := rs.shallow().(*ReplicaSet)
+			n.Status = s
+			t.update(VerbStatus, rs, n)
+		}
+	}
+	c.expectWrite(key, KindPod, rev)
+}
+
+// deletionOrder ranks pods for scale-down as upstream does, simplified:
+// unscheduled first, then not ready, then the newest name.
+func deletionOrder(pods []*Pod) []*Pod {
+	out := append([]*Pod(nil), pods...)
+	rank := func(p *Pod) int {
+		switch {
+		case p.NodeName == "":
+			return 0
+		case !p.Ready:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return nameNewer(out[i].Name, out[j].Name)
+	})
+	return out
+}
+
+// nameNewer orders generated names newest first: longer counters are newer.
+func nameNewer(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
+}

@@ -1,0 +1,53 @@
+package model
+
+import "sort"
+
+// nodeRuntime is what lives on one node's machine: the container runtime's
+// containers and kube-proxy's rules. It survives component restarts and
+// vanishes with the node.
+type nodeRuntime struct {
+	containers map[string]*Container // by ID; values are never mutated in place
+	rules      map[string]Rule       // by Service name
+}
+
+func newNodeRuntime() *nodeRuntime {
+	return &nodeRuntime{containers: map[string]*Container{}, rules: map[string]Rule{}}
+}
+
+func (r *nodeRuntime) clone() *nodeRuntime {
+	c := newNodeRuntime()
+	for k, v := range r.containers {
+		c.containers[k] = v
+	}
+	for k, v := range r.rules {
+		c.rules[k] = v
+	}
+	return c
+}
+
+func (r *nodeRuntime) add(c *Container) { r.containers[c.ID] = c }
+func (r *nodeRuntime) remove(id string) { delete(r.containers, id) }
+
+// podContainers returns a pod's containers (any incarnation) by ID.
+func (r *nodeRuntime) podContainers(pod string) []*Container {
+	var out []*Container
+	for _, c := range r.containers {
+		if c.Pod == pod {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// crash marks a running container exited (a copy: values are shared with clones).
+func (r *nodeRuntime) crash(id string, code int) bool {
+	c := r.containers[id]
+	if c == nil || !c.Running {
+		return false
+	}
+	d := *c
+	d.Running, d.ExitCode = false, code
+	r.containers[id] = &d
+	return true
+}

@@ -1,0 +1,248 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Snapshot is the observable state of a cluster: stored objects, every
+// node's containers and proxy rules, and the clock. The implementation
+// projects itself into the same type (DESIGN.md contract 3), so lockstep is
+// Equal(model.Snapshot(), Project(impl)).
+type Snapshot struct {
+	Now        int64
+	Objects    map[Ref]Obj
+	Containers []Container                // sorted by ID
+	Rules      map[string]map[string]Rule // node -> Service -> rule
+}
+
+// Snapshot captures the observable state. It shares the (immutable) objects.
+func (st *State) Snapshot() *Snapshot {
+	s := &Snapshot{Now: st.now, Objects: make(map[Ref]Obj, len(st.store.objs)), Containers: st.Containers(""), Rules: map[string]map[string]Rule{}}
+	for r, o := range st.store.objs {
+		s.Objects[r] = o
+	}
+	for n, rt := range st.runtime {
+		rules := make(map[string]Rule, len(rt.rules))
+		for k, v := range rt.rules {
+			rules[k] = v
+		}
+		s.Rules[n] = rules
+	}
+	return s
+}
+
+// List returns the objects of one kind in name order.
+func (s *Snapshot) List(k Kind) []Obj {
+	var out []Obj
+	for r, o := range s.Objects {
+		if r.Kind == k {
+			out = append(out, o)
+		}
+	}
+	sortObjs(out)
+	return out
+}
+
+// Field is one observable field of an object, rendered for comparison.
+type Field struct{ Name, Value string }
+
+// ownerField renders an owner reference without its UID, which is masked:
+// it says whether the reference still points at the live owner.
+func (s *Snapshot) ownerField(ow Owner) string {
+	if ow.UID == 0 {
+		return ""
+	}
+	v := ow.Kind.Resource() + "/" + ow.Name
+	if cur := s.Objects[Ref{ow.Kind, ow.Name}]; cur == nil || cur.meta().UID != ow.UID {
+		v += " (gone)"
+	}
+	return v
+}
+
+// Fields renders an object's observable fields, masking UIDs and versions.
+func (s *Snapshot) Fields(o Obj) []Field {
+	m := o.meta()
+	var f []Field
+	add := func(name string, v any) {
+		str := fmt.Sprint(v)
+		switch x := v.(type) {
+		case map[string]string:
+			str = labelString(x)
+		case []string:
+			str = strings.Join(x, ",")
+		}
+		if str != "" && str != "0" && str != "false" {
+			f = append(f, Field{name, str})
+		}
+	}
+	// always keeps fields whose zero value means something (0 replicas).
+	always := func(name string, n int) { f = append(f, Field{name, strconv.Itoa(n)}) }
+	add("metadata.labels", m.Labels)
+	add("metadata.ownerReferences", s.ownerField(m.Owner))
+	add("metadata.deletionTimestamp", m.Deleting)
+	switch x := o.(type) {
+	case *Deployment:
+		add("metadata.generation", x.Generation)
+		always("spec.replicas", x.Replicas)
+		add("spec.template.image", x.Image)
+		add("spec.template.labels", x.PodLabels)
+		add("spec.template.nodeSelector", x.NodeSelector)
+		add("spec.strategy", x.MaxSurge.String()+"/"+x.MaxUnavailable.String())
+		add("status.observedGeneration", x.ObservedGeneration)
+		add("status.replicas", x.Status.Replicas)
+		add("status.updatedReplicas", x.Status.UpdatedReplicas)
+		add("status.readyReplicas", x.Status.ReadyReplicas)
+		add("status.availableReplicas", x.Status.AvailableReplicas)
+	case *ReplicaSet:
+		always("spec.replicas", x.Replicas)
+		add("spec.template.image", x.Image)
+		add("spec.template.labels", x.PodLabels)
+		add("spec.template.nodeSelector", x.NodeSelector)
+		add("status.replicas", x.Status.Replicas)
+		add("status.readyReplicas", x.Status.ReadyReplicas)
+	case *Pod:
+		add("spec.image", x.Image)
+		add("spec.nodeSelector", x.NodeSelector)
+		add("spec.requests", fmt.Sprintf("cpu=%dm,memory=%dMi", x.CPU, x.Memory))
+		add("spec.nodeName", x.NodeName)
+		add("status.phase", x.Phase)
+		add("status.ready", x.Ready)
+		add("status.podIP", x.PodIP)
+		add("status.restartCount", x.Restarts)
+	case *Node:
+		add("spec.podCIDR", PodIP(x.Index, 0)+"/24")
+		add("spec.taints", x.Taints)
+		add("status.capacity", fmt.Sprintf("cpu=%dm,memory=%dMi,pods=%d", x.CPU, x.Memory, x.MaxPods))
+		add("status.ready", x.Ready)
+		add("status.heartbeat", x.Heartbeat)
+		add("status.transitionAt", x.TransitionAt)
+	case *Service:
+		add("spec.selector", x.Selector)
+		add("spec.port", x.Port)
+	case *Endpoints:
+		var as []string
+		for _, a := range x.Addresses {
+			as = append(as, a.Pod+"="+a.IP+"@"+a.Node)
+		}
+		add("subsets.addresses", as)
+		add("subsets.port", x.Port)
+	}
+	return f
+}
+
+func labelString(m map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// ChangedFields names the fields a write changed (all of them for a create
+// or a final delete).
+func (s *Snapshot) ChangedFields(before, after Obj) []string {
+	var a, b []Field
+	if before != nil {
+		a = s.Fields(before)
+	}
+	if after != nil {
+		b = s.Fields(after)
+	}
+	vals := map[string]string{}
+	for _, x := range a {
+		vals[x.Name] = x.Value
+	}
+	var out []string
+	for _, y := range b {
+		if v, ok := vals[y.Name]; !ok || v != y.Value {
+			out = append(out, y.Name)
+		}
+		delete(vals, y.Name)
+	}
+	for n := range vals {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lines renders the snapshot canonically, one line per object field,
+// container and rule. Equal snapshots have equal lines.
+func (s *Snapshot) Lines() []string {
+	refs := make([]Ref, 0, len(s.Objects))
+	for r := range s.Objects {
+		refs = append(refs, r)
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		if refs[i].Kind != refs[j].Kind {
+			return refs[i].Kind < refs[j].Kind
+		}
+		return refs[i].Name < refs[j].Name
+	})
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.String())
+		for _, f := range s.Fields(s.Objects[r]) {
+			out = append(out, r.String()+" "+f.Name+"="+f.Value)
+		}
+	}
+	for _, c := range s.Containers {
+		state := "running"
+		if !c.Running {
+			state = "exited(" + strconv.Itoa(c.ExitCode) + ")"
+		}
+		owner := "pod=" + c.Pod
+		if p, _ := s.Objects[Ref{KindPod, c.Pod}].(*Pod); p == nil || p.UID != c.PodUID {
+			owner += " (gone)"
+		}
+		out = append(out, "containers/"+c.ID+" "+owner+" image="+c.Image+" "+state)
+	}
+	for _, n := range sortedKeys(s.Rules) {
+		for _, svc := range sortedKeys(s.Rules[n]) {
+			r := s.Rules[n][svc]
+			out = append(out, fmt.Sprintf("rules/%s/%s port=%d backends=%s", n, svc, r.Port, strings.Join(r.Backends, ",")))
+		}
+	}
+	return append(out, "clock="+strconv.FormatInt(s.Now, 10))
+}
+
+// Digest is a short hash of the canonical lines, for traces.
+func (s *Snapshot) Digest() string {
+	h := sha256.New()
+	for _, l := range s.Lines() {
+		h.Write([]byte(l))
+		h.Write([]byte{'\n'})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Diff names every line that differs between two snapshots, labelled with
+// the given names ("model", "impl"). Empty means equal.
+func Diff(a, b *Snapshot, an, bn string) []string {
+	al, bl := a.Lines(), b.Lines()
+	inA := map[string]bool{}
+	for _, l := range al {
+		inA[l] = true
+	}
+	inB := map[string]bool{}
+	for _, l := range bl {
+		inB[l] = true
+	}
+	var out []string
+	for _, l := range al {
+		if !inB[l] {
+			out = append(out, "only in "+an+": "+l)
+		}
+	}
+	for _, l := range bl {
+		if !inA[l] {
+			out = append(out, "only in "+bn+": "+l)
+		}
+	}
+	return out
+}

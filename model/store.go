@@ -1,0 +1,204 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Store errors. They mirror the implementation's store and apiserver errors,
+// so that a write fails in the model exactly when it fails over etcd.
+var (
+	ErrNotFound      = errors.New("model: not found")
+	ErrAlreadyExists = errors.New("model: already exists")
+	ErrConflict      = errors.New("model: resource version conflict")
+	ErrNodeNotReady  = errors.New("model: binding target node missing or not ready")
+)
+
+// EventType is a watch event type.
+type EventType uint8
+
+const (
+	Added EventType = iota
+	Modified
+	Deleted
+)
+
+func (t EventType) String() string {
+	return [...]string{"ADDED", "MODIFIED", "DELETED"}[t]
+}
+
+// Event is one entry of the store's watch log. For Deleted, Obj is the last
+// value and Rev the deletion's revision.
+type Event struct {
+	Type EventType
+	Obj  Obj
+	Rev  int64
+}
+
+// Verb names a write in traces.
+type Verb string
+
+const (
+	VerbCreate       Verb = "CREATE"
+	VerbUpdate       Verb = "UPDATE"
+	VerbStatus       Verb = "STATUS"
+	VerbBind         Verb = "BIND"
+	VerbDelete       Verb = "DELETE"
+	VerbRuntimeStart Verb = "RUNTIME-START"
+	VerbRuntimeStop  Verb = "RUNTIME-STOP"
+	VerbProxySet     Verb = "PROXY-SET"
+	VerbProxyDel     Verb = "PROXY-DEL"
+)
+
+// Write is one effect of an action: a store write (successful or not), or a
+// node-local effect on the runtime or the proxy rules.
+type Write struct {
+	Actor  string
+	Verb   Verb
+	Ref    Ref    // for store writes
+	Local  string // for node-local effects: "containers/<id>" or "rules/<svc>"
+	Before Obj    // nil for creates
+	After  Obj    // nil for final deletes and failed writes
+	Rev    int64  // revision of a successful store write (volatile)
+	Err    error
+}
+
+// Target is what the write is about, as written in traces.
+func (w Write) Target() string {
+	if w.Local != "" {
+		return w.Local
+	}
+	return w.Ref.String()
+}
+
+func (w Write) String() string {
+	s := w.Actor + " -> "
+	if w.Local != "" {
+		s += "node " + string(w.Verb) + " " + w.Local
+	} else {
+		s += "store " + string(w.Verb) + " " + w.Ref.String()
+	}
+	if w.Err != nil {
+		s += " ! " + w.Err.Error()
+	}
+	return s
+}
+
+// store is the model of the apiserver over etcd: one revision counter, a
+// map of current objects and the watch log.
+type store struct {
+	rev      int64
+	objs     map[Ref]Obj
+	nextUID  int64
+	nodes    int            // node registrations so far: the next pod range
+	genNames map[string]int // generateName prefix -> next counter
+	log      []Event        // log[i] has sequence number logBase+i
+	logBase  int64
+}
+
+func newStore() *store {
+	return &store{objs: make(map[Ref]Obj), genNames: make(map[string]int)}
+}
+
+func (s *store) clone() *store {
+	c := *s
+	c.objs = make(map[Ref]Obj, len(s.objs))
+	for k, v := range s.objs {
+		c.objs[k] = v
+	}
+	c.genNames = make(map[string]int, len(s.genNames))
+	for k, v := range s.genNames {
+		c.genNames[k] = v
+	}
+	c.log = append([]Event(nil), s.log...)
+	return &c
+}
+
+func (s *store) get(r Ref) Obj { return s.objs[r] }
+
+// logEnd is the sequence number the next event will get.
+func (s *store) logEnd() int64 { return s.logBase + int64(len(s.log)) }
+
+func (s *store) event(seq int64) Event { return s.log[seq-s.logBase] }
+
+func (s *store) commit(t EventType, o Obj) int64 {
+	s.rev++
+	if t != Deleted {
+		o.meta().Version = s.rev
+	}
+	s.log = append(s.log, Event{Type: t, Obj: o, Rev: s.rev})
+	if t == Deleted {
+		delete(s.objs, RefOf(o))
+	} else {
+		s.objs[RefOf(o)] = o
+	}
+	return s.rev
+}
+
+// trim drops log entries that every reader has passed.
+func (s *store) trim(minCursor int64) {
+	if n := minCursor - s.logBase; n > 1024 && n > int64(len(s.log))/2 {
+		s.log = append([]Event(nil), s.log[n:]...)
+		s.logBase = minCursor
+	}
+}
+
+func (s *store) create(o Obj) (int64, error) {
+	r := RefOf(o)
+	if _, ok := s.objs[r]; ok {
+		return 0, fmt.Errorf("%w: %s", ErrAlreadyExists, r)
+	}
+	s.nextUID++
+	o.meta().UID = s.nextUID
+	return s.commit(Added, o), nil
+}
+
+// createGenerated names the object prefix+N with a per-prefix counter that
+// never goes back, skipping names that are taken.
+func (s *store) createGenerated(prefix string, o Obj) (int64, error) {
+	for {
+		n := s.genNames[prefix]
+		s.genNames[prefix] = n + 1
+		o.meta().Name = GeneratedName(prefix, n)
+		if _, taken := s.objs[RefOf(o)]; !taken {
+			return s.create(o)
+		}
+	}
+}
+
+// update stores o if the current version equals expect (expect < 0: any).
+func (s *store) update(o Obj, expect int64) (int64, error) {
+	r := RefOf(o)
+	cur, ok := s.objs[r]
+	if !ok {
+		return 0, fmt.Errorf("%w: %s", ErrNotFound, r)
+	}
+	if expect >= 0 && cur.meta().Version != expect {
+		return 0, fmt.Errorf("%w: %s", ErrConflict, r)
+	}
+	o.meta().UID = cur.meta().UID
+	return s.commit(Modified, o), nil
+}
+
+// remove deletes for good (expect < 0: any version).
+func (s *store) remove(r Ref, expect int64) (Obj, int64, error) {
+	cur, ok := s.objs[r]
+	if !ok {
+		return nil, 0, fmt.Errorf("%w: %s", ErrNotFound, r)
+	}
+	if expect >= 0 && cur.meta().Version != expect {
+		return nil, 0, fmt.Errorf("%w: %s", ErrConflict, r)
+	}
+	return cur, s.commit(Deleted, cur), nil
+}
+
+// needsGracefulDelete: a pod that a kubelet may be running is only marked,
+// and its kubelet removes it once the container is stopped.
+func (s *store) needsGracefulDelete(o Obj) bool {
+	p, ok := o.(*Pod)
+	if !ok || p.NodeName == "" {
+		return false
+	}
+	_, nodeExists := s.objs[Ref{KindNode, p.NodeName}]
+	return nodeExists
+}

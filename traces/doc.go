@@ -1,0 +1,27 @@
+// Package traces defines the converge trace format (schema v1, JSON Lines),
+// streams it to and from files, diffs two traces and draws one as an HTML
+// swim-lane timeline.
+//
+// A trace has one Event per action taken by the model or the implementation.
+// Traces are written to be diffed, as etcd-io/raft's interaction traces are:
+// a stable field order, no pointers, and no wall-clock times or random ids in
+// the compared part.
+//
+// Guarantees:
+//   - Deterministic bytes: the same Event always encodes to the same line, and
+//     a trace read back by ReadAll and written again is byte-identical.
+//   - The Writer never writes a line the Reader would reject: it validates each
+//     event (v is 1, seq is the previous seq + 1, required fields present,
+//     valid UTF-8, line at most MaxLineBytes) and returns ErrInvalidEvent
+//     instead of writing.
+//   - The Reader rejects anything but schema v1: unknown fields, a missing
+//     digest, a seq gap, an over-long line. Every error is a *LineError that
+//     names the line number and wraps ErrBadTrace. It never panics.
+//   - Volatile fields (Event.Rev, Event.Time, Write.Rev, Write.UID) are kept in
+//     files but Mask zeroes them; Diff always compares masked events.
+//   - Diff ignores seq numbers, so one inserted event shows as one added event
+//     and not as every later event changed. It aligns with Myers' O(ND)
+//     algorithm in linear space and bounds its cost on very different inputs.
+//   - WriteHTML produces one self-contained file: inline CSS, JS and data, no
+//     network access.
+package traces
