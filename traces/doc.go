@@ -23,5 +23,5 @@
 //     and not as every later event changed. It aligns with Myers' O(ND)
 //     algorithm in linear space and bounds its cost on very different inputs.
 //   - WriteHTML produces one self-contained file: inline CSS, JS and data, no
-//     network access.
+//     network access. Event text is inserted as text, never as markup.
 package traces

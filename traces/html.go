@@ -40,8 +40,11 @@ type timelineData struct {
 // network) that draws events as a swim-lane timeline: one lane per actor and
 // a store lane, time flowing down, writes as arrows into the store and
 // deliveries as arrows out of it. Only the rows in view are in the DOM, so
-// traces of many thousands of events stay responsive. Once drawn, <body>
-// carries data-lanes, data-events and data-rendered="true".
+// traces of many thousands of events stay responsive. Hovering shows an
+// event, clicking pins its JSON, a filter box narrows by actor or key, and
+// "page.html#42" opens with event 42 pinned. Once drawn, <body> carries
+// data-lanes, data-events, data-drawn (rows in the DOM) and
+// data-rendered="true" for tests.
 func WriteHTML(w io.Writer, events []Event, title string) error {
 	lanes, index := timelineLanes(events)
 	data := timelineData{Title: title, Lanes: lanes, Lane: index, Events: events}

@@ -244,7 +244,7 @@ func decodeDocument(j []byte, label string) ([]Object, error) {
 	if apiVersion != wantVersion {
 		return nil, bad("no matches for kind %q in version %q (use %q)", kind, apiVersion, wantVersion)
 	}
-	if dups := duplicateFields(j); len(dups) > 0 {
+	if dups := duplicateFields(j, m); len(dups) > 0 {
 		return nil, bad("strict decoding error: duplicate field %q", dups[0])
 	}
 	for k := range m {
@@ -350,7 +350,7 @@ func knownKinds() string {
 // type errors into "spec.replicas: expected int32, got string".
 func decodeStrict(m map[string]any, j []byte, obj any) error {
 	var problems []string
-	for _, d := range duplicateFields(j) {
+	for _, d := range duplicateFields(j, m) {
 		problems = append(problems, fmt.Sprintf("duplicate field %q", d))
 	}
 	var unknown []string

@@ -131,7 +131,13 @@ func joinPath(path, name string) string {
 // duplicateFields lists the paths of keys that appear twice in one JSON
 // object. encoding/json silently keeps the last; Kubernetes' strict mode
 // rejects them. (YAML input gets the same check from the YAML parser.)
-func duplicateFields(j []byte) []string {
+// decoded is j already decoded into any: a duplicate exists only if the
+// text holds more keys than the value, which a byte scan can tell, so the
+// slow token walk runs only when there is something to find.
+func duplicateFields(j []byte, decoded any) []string {
+	if countRawKeys(j) == countKeys(decoded) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.UseNumber()
 	var out []string
@@ -175,4 +181,45 @@ func duplicateFields(j []byte) []string {
 		return nil // malformed input is reported by the real decode
 	}
 	return out
+}
+
+// countRawKeys counts strings followed by ':' in valid JSON text.
+func countRawKeys(j []byte) int {
+	n := 0
+	for i := 0; i < len(j); i++ {
+		if j[i] != '"' {
+			continue
+		}
+		for i++; i < len(j) && j[i] != '"'; i++ {
+			if j[i] == '\\' {
+				i++
+			}
+		}
+		k := i + 1
+		for k < len(j) && (j[k] == ' ' || j[k] == '\t' || j[k] == '\n' || j[k] == '\r') {
+			k++
+		}
+		if k < len(j) && j[k] == ':' {
+			n++
+		}
+	}
+	return n
+}
+
+func countKeys(v any) int {
+	switch t := v.(type) {
+	case map[string]any:
+		n := len(t)
+		for _, e := range t {
+			n += countKeys(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range t {
+			n += countKeys(e)
+		}
+		return n
+	}
+	return 0
 }

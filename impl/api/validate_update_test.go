@@ -1,0 +1,94 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidateUpdate(t *testing.T) {
+	old := validDeployment()
+	old.Namespace, old.UID, old.Generation = "default", "uid-1", 2
+
+	upd := DeepCopy(old)
+	upd.Spec.Replicas = int32p(5)
+	upd.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	assert.NoError(t, ValidateUpdate(old, upd), "scaling and a new image are allowed")
+
+	upd.UID = ""
+	assert.NoError(t, ValidateUpdate(old, upd), "an omitted uid keeps the stored one")
+
+	for _, tc := range []struct {
+		name  string
+		mut   func(*Deployment)
+		field string
+	}{
+		{"selector", func(d *Deployment) {
+			d.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "myapp", "v": "2"}}
+			d.Spec.Template.Labels["v"] = "2"
+		}, "spec.selector"},
+		{"name", func(d *Deployment) { d.Name = "other" }, "metadata.name"},
+		{"namespace", func(d *Deployment) { d.Namespace = "prod" }, "metadata.namespace"},
+		{"uid", func(d *Deployment) { d.UID = "uid-2" }, "metadata.uid"},
+		{"generation decremented", func(d *Deployment) { d.Generation = 1 }, "metadata.generation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upd := DeepCopy(old)
+			tc.mut(upd)
+			err := ValidateUpdate(old, upd)
+			require.True(t, IsInvalid(err), "%v", err)
+			assert.Contains(t, err.Error(), tc.field+": ")
+		})
+	}
+
+	t.Run("create rules still apply", func(t *testing.T) {
+		upd := DeepCopy(old)
+		upd.Spec.Replicas = int32p(-1)
+		upd.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+		err := ValidateUpdate(old, upd)
+		assert.Contains(t, err.Error(), "spec.replicas: Invalid value: -1")
+		assert.Contains(t, err.Error(), "spec.selector: Invalid value")
+	})
+
+	t.Run("pod nodeName fixed once set", func(t *testing.T) {
+		unbound := validPod()
+		unbound.Namespace = "default"
+		bound := DeepCopy(unbound)
+		bound.Spec.NodeName = "node-1"
+		assert.NoError(t, ValidateUpdate(unbound, bound))
+		moved := DeepCopy(bound)
+		moved.Spec.NodeName = "node-2"
+		err := ValidateUpdate(bound, moved)
+		assert.Contains(t, err.Error(), `spec.nodeName: Invalid value: "node-2": field is immutable`)
+	})
+
+	t.Run("replicaset selector", func(t *testing.T) {
+		rs := validReplicaSet()
+		rs.Namespace = "default"
+		upd := DeepCopy(rs)
+		upd.Spec.Selector = &LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "app", Operator: LabelSelectorOpExists}}}
+		assert.Contains(t, ValidateUpdate(rs, upd).Error(), "spec.selector: Invalid value")
+	})
+
+	t.Run("no finalizers while deleting", func(t *testing.T) {
+		deleting := DeepCopy(old)
+		ts := Unix(100)
+		deleting.DeletionTimestamp = &ts
+		upd := DeepCopy(deleting)
+		upd.Finalizers = []string{"example.com/hold"}
+		assert.Contains(t, ValidateUpdate(deleting, upd).Error(), "metadata.finalizers: Forbidden: no new finalizers")
+	})
+
+	t.Run("service clusterIP and node podCIDR", func(t *testing.T) {
+		s := validService()
+		s.Namespace, s.Spec.ClusterIP = "default", "10.96.0.10"
+		upd := DeepCopy(s)
+		upd.Spec.ClusterIP = "10.96.0.11"
+		assert.Contains(t, ValidateUpdate(s, upd).Error(), "spec.clusterIP")
+		n := validNode()
+		un := DeepCopy(n)
+		un.Spec.PodCIDR = "10.244.2.0/24"
+		assert.Contains(t, ValidateUpdate(n, un).Error(), "spec.podCIDR: Forbidden")
+	})
+}

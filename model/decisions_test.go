@@ -1,0 +1,85 @@
+package model
+
+import "testing"
+
+func node(name string, ready bool, taints ...string) *Node {
+	return &Node{Meta: Meta{Name: name, Labels: map[string]string{"disk": "ssd-" + name}}, CPU: 1000, Memory: 1024, MaxPods: 2, Ready: ready, Taints: taints}
+}
+
+func pod(name, nodeName string, cpu int) *Pod {
+	return &Pod{Meta: Meta{Name: name}, NodeName: nodeName, CPU: cpu, Memory: 100}
+}
+
+func TestPickNodeFiltersAndScores(t *testing.T) {
+	n1, n2, n3 := node("n1", true), node("n2", true), node("n3", true)
+	cases := []struct {
+		name  string
+		p     *Pod
+		nodes []Obj
+		pods  []Obj
+		want  string
+	}{
+		{"tie goes to the lowest name", pod("p", "", 100), []Obj{n1, n2}, nil, "n1"},
+		{"least allocated wins", pod("p", "", 100), []Obj{n1, n2}, []Obj{pod("a", "n1", 500)}, "n2"},
+		{"not ready is filtered", pod("p", "", 100), []Obj{node("n1", false), n2}, nil, "n2"},
+		{"NoSchedule taint is filtered", pod("p", "", 100), []Obj{node("n1", true, "dedicated:NoSchedule"), n2}, nil, "n2"},
+		{"cpu must fit", pod("p", "", 600), []Obj{n1, n2}, []Obj{pod("a", "n1", 500), pod("b", "n2", 500)}, ""},
+		{"pod count must fit", pod("p", "", 1), []Obj{n1}, []Obj{pod("a", "n1", 1), pod("b", "n1", 1)}, ""},
+		{"nodeSelector", &Pod{Meta: Meta{Name: "p"}, NodeSelector: map[string]string{"disk": "ssd-n3"}, CPU: 1}, []Obj{n1, n2, n3}, nil, "n3"},
+		{"the pod itself is not counted", pod("p", "", 100), []Obj{n1, n2}, []Obj{pod("p", "n1", 900)}, "n1"},
+	}
+	for _, c := range cases {
+		if got := PickNode(c.p, c.nodes, c.pods); got != c.want {
+			t.Errorf("%s: PickNode = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestResolveSurgeRoundsLikeKubernetes(t *testing.T) {
+	pct := func(v int) IntOrPercent { return IntOrPercent{v, true} }
+	cases := []struct {
+		replicas       int
+		surge, unavail IntOrPercent
+		s, u           int
+	}{
+		{3, pct(25), pct(25), 1, 0},
+		{10, pct(25), pct(25), 3, 2},
+		{4, pct(0), pct(0), 0, 1},
+		{5, IntOrPercent{2, false}, IntOrPercent{0, false}, 2, 0},
+		{0, pct(25), pct(25), 0, 1},
+	}
+	for _, c := range cases {
+		if s, u := ResolveSurge(c.replicas, c.surge, c.unavail); s != c.s || u != c.u {
+			t.Errorf("ResolveSurge(%d, %v, %v) = %d, %d; want %d, %d", c.replicas, c.surge, c.unavail, s, u, c.s, c.u)
+		}
+	}
+}
+
+func TestDeletionOrderPrefersUnscheduledThenUnreadyThenNewest(t *testing.T) {
+	ready := func(p *Pod) *Pod { p.Ready = true; return p }
+	got := deletionOrder([]*Pod{ready(pod("r-9", "n", 1)), ready(pod("r-10", "n", 1)), pod("r-2", "n", 1), pod("r-3", "", 1)})
+	want := []string{"r-3", "r-2", "r-10", "r-9"}
+	for i, p := range got {
+		if p.Name != want[i] {
+			t.Fatalf("order %d = %s, want %v", i, p.Name, want)
+		}
+	}
+}
+
+func TestActionScriptRoundTripsAndRejectsGarbage(t *testing.T) {
+	for _, l := range []string{
+		"apply web replicas=3 image=nginx:1 surge=1 unavailable=25%", "scale web 0", "set-image web nginx:2",
+		"delete pods/web-x-0", "add-node node-1", "tick", "deliver scheduler pods", "relist scheduler",
+		"reconcile replicaset-controller web-x crash-after=2", "crash-container node-1 web-x-0", "compact",
+	} {
+		a, err := ParseAction(l)
+		if err != nil || a.String() != l {
+			t.Errorf("%q: got %q, %v", l, a.String(), err)
+		}
+	}
+	for _, l := range []string{"", "fly web", "scale web -1", "apply web replicas=3", "delete nodes/n1", "deliver scheduler gizmos", "tick now"} {
+		if _, err := ParseAction(l); err == nil {
+			t.Errorf("%q: parsed, want an error", l)
+		}
+	}
+}
