@@ -65,11 +65,11 @@ type role struct {
 	watches kindSet
 	// keys returns the queue keys an event concerns, reading the view after
 	// the event has been applied.
-	keys func(c *component, e Event) []string
+	keys func(m *Memory, e Event) []string
 	// resync returns every key after a relist.
-	resync func(c *component, st *State) []string
-	// reconcile makes the component's writes for one key through tx.
-	reconcile func(c *component, st *State, tx *tx, key string)
+	resync func(m *Memory, h Host) []string
+	// reconcile makes the component's writes for one key.
+	reconcile func(m *Memory, h Host, w Writer, key string)
 }
 
 func roleOf(name string) *role {
@@ -99,19 +99,16 @@ func roleOf(name string) *role {
 // Its decisions read only this, never the store directly (except where
 // Kubernetes components do a live read, which the code says).
 type component struct {
-	name string
-	role *role
-	node string
-
+	*Memory
+	role  *role
 	kinds []Kind // watched kinds, in order
-	view  map[Ref]Obj
-	// One informer per watched kind, as upstream: each has its own cursor
-	// (the next store log sequence number to look at) and the revision of
-	// the last event it delivered (or of the relist). Kinds are not ordered
-	// against each other, so a view can hold a pod before its owner.
-	cursor  [numKinds]int64
-	viewRev [numKinds]int64
-	seen    int // events delivered since start, relists included
+
+	// One informer per watched kind, as upstream: each has its own cursor,
+	// the next store log sequence number to look at (Memory.Rev has the
+	// revision it reached). Kinds are not ordered against each other, so a
+	// view can hold a pod before its owner.
+	cursor [numKinds]int64
+	seen   int // events delivered since start, relists included
 
 	queue  []string
 	queued map[string]bool
@@ -121,39 +118,23 @@ type component struct {
 	retry map[string]bool
 
 	held   bool // fault: events held back
-	broken bool // watch dropped (or never started): the next delivery relists
+	broken bool // watch dropped: the next delivery relists
 	down   bool // per-node components of a node that is down
-
-	// expect holds, per key, the component's last write for it. Until that
-	// kind's informer reaches the write's revision the key is not acted on:
-	// the upstream "expectations" that survive a stale cache.
-	expect map[string]expectation
-}
-
-type expectation struct {
-	kind Kind
-	rev  int64
 }
 
 func newComponent(name string) *component {
 	return &component{
-		name:   name,
+		Memory: NewMemory(name),
 		role:   roleOf(name),
 		kinds:  roleOf(name).watches.list(),
-		node:   NodeOf(name),
-		view:   make(map[Ref]Obj),
 		queued: make(map[string]bool),
 		retry:  make(map[string]bool),
-		expect: make(map[string]expectation),
 	}
 }
 
 func (c *component) clone() *component {
 	d := *c
-	d.view = make(map[Ref]Obj, len(c.view))
-	for k, v := range c.view {
-		d.view[k] = v
-	}
+	d.Memory = c.Memory.clone()
 	d.queue = append([]string(nil), c.queue...)
 	d.queued = make(map[string]bool, len(c.queued))
 	for k, v := range c.queued {
@@ -162,10 +143,6 @@ func (c *component) clone() *component {
 	d.retry = make(map[string]bool, len(c.retry))
 	for k, v := range c.retry {
 		d.retry[k] = v
-	}
-	d.expect = make(map[string]expectation, len(c.expect))
-	for k, v := range c.expect {
-		d.expect[k] = v
 	}
 	return &d
 }
@@ -205,26 +182,11 @@ func (c *component) dequeue(key string) bool {
 
 // crash throws away everything a process keeps in memory.
 func (c *component) crash() {
-	c.view = make(map[Ref]Obj)
-	c.viewRev = [numKinds]int64{}
+	c.Memory.Reset()
 	c.queue = nil
 	c.queued = make(map[string]bool)
 	c.retry = make(map[string]bool)
-	c.expect = make(map[string]expectation)
 	c.broken = true
-}
-
-// expectWrite records a write the key must see before it is acted on again.
-func (c *component) expectWrite(key string, k Kind, rev int64) {
-	if rev != 0 {
-		c.expect[key] = expectation{k, rev}
-	}
-}
-
-// waiting reports whether the key's expectations are not yet met.
-func (c *component) waiting(key string) bool {
-	e := c.expect[key]
-	return e.rev > c.viewRev[e.kind]
 }
 
 // nextEvent finds the next log entry of kind k, from that informer's cursor.
@@ -237,17 +199,3 @@ func (c *component) nextEvent(s *store, k Kind) (int64, bool) {
 	}
 	return 0, false
 }
-
-// list returns the view's objects of one kind in name order.
-func (c *component) list(k Kind) []Obj {
-	var out []Obj
-	for r, o := range c.view {
-		if r.Kind == k {
-			out = append(out, o)
-		}
-	}
-	sortObjs(out)
-	return out
-}
-
-func (c *component) get(k Kind, name string) Obj { return c.view[Ref{k, name}] }

@@ -6,7 +6,7 @@ package model
 // maxUnavailable, as upstream's rolloutRolling does, one phase per reconcile.
 var deploymentRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		switch o := e.Obj.(type) {
 		case *Deployment:
 			return []string{o.Name}
@@ -17,7 +17,7 @@ var deploymentRole = role{
 		}
 		return nil
 	},
-	resync:    func(c *component, st *State) []string { return names(c.list(KindDeployment)) },
+	resync:    func(c *Memory, h Host) []string { return names(c.List(KindDeployment)) },
 	reconcile: reconcileDeployment,
 }
 
@@ -31,9 +31,9 @@ func names(os []Obj) []string {
 
 // ownedReplicaSets returns the view's ReplicaSets controlled by d, the one for
 // d's current template (or nil) and the others, in name order.
-func ownedReplicaSets(c *component, d *Deployment) (cur *ReplicaSet, old []*ReplicaSet) {
+func ownedReplicaSets(c *Memory, d *Deployment) (cur *ReplicaSet, old []*ReplicaSet) {
 	hash := TemplateHash(d.Image, d.PodLabels)
-	for _, o := range c.list(KindReplicaSet) {
+	for _, o := range c.List(KindReplicaSet) {
 		rs := o.(*ReplicaSet)
 		if rs.Owner.UID != d.UID || rs.Deleting {
 			continue
@@ -47,14 +47,14 @@ func ownedReplicaSets(c *component, d *Deployment) (cur *ReplicaSet, old []*Repl
 	return cur, old
 }
 
-func reconcileDeployment(c *component, st *State, t *tx, key string) {
-	d, _ := c.get(KindDeployment, key).(*Deployment)
+func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
+	d, _ := c.Get(KindDeployment, key).(*Deployment)
 	if d == nil || d.Deleting {
 		return
 	}
 	// Expectations: act only on a view that includes our own last
 	// ReplicaSet write, or a stale view could push the total over maxSurge.
-	if c.waiting(key) {
+	if c.Waiting(key) {
 		return
 	}
 	surge, unavailable := ResolveSurge(d.Replicas, d.MaxSurge, d.MaxUnavailable)
@@ -79,17 +79,17 @@ func reconcileDeployment(c *component, st *State, t *tx, key string) {
 			NodeSelector: d.NodeSelector,
 			Hash:         hash,
 		}
-		rev = t.create(rs)
+		rev = t.Create(rs)
 	case total == 0:
 		// Not rolling: just scale.
 		if cur.Replicas != d.Replicas {
-			rev = t.update(VerbUpdate, cur, scaled(cur, d.Replicas))
+			rev = t.Update(VerbUpdate, cur, scaled(cur, d.Replicas))
 		}
 	default:
 		total += cur.Replicas
 		if maxTotal := d.Replicas + surge; total < maxTotal && cur.Replicas < d.Replicas {
 			up := min(maxTotal-total, d.Replicas-cur.Replicas)
-			rev = t.update(VerbUpdate, cur, scaled(cur, cur.Replicas+up))
+			rev = t.Update(VerbUpdate, cur, scaled(cur, cur.Replicas+up))
 			break
 		}
 		// Scale old ReplicaSets down while availability stays at least
@@ -111,14 +111,14 @@ func reconcileDeployment(c *component, st *State, t *tx, key string) {
 			if unready+ready == 0 {
 				continue
 			}
-			if r := t.update(VerbUpdate, rs, scaled(rs, rs.Replicas-unready-ready)); r != 0 {
+			if r := t.Update(VerbUpdate, rs, scaled(rs, rs.Replicas-unready-ready)); r != 0 {
 				rev = r
 			}
 			down -= ready
 		}
 	}
-	c.expectWrite(key, KindReplicaSet, rev)
-	if t.stopped() {
+	c.ExpectWrite(key, KindReplicaSet, rev)
+	if t.Stopped() {
 		return
 	}
 	// Status, from what the view shows.
@@ -137,7 +137,7 @@ func reconcileDeployment(c *component, st *State, t *tx, key string) {
 	if s != d.Status || d.ObservedGeneration != d.Generation {
 		nd := d.shallow().(*Deployment)
 		nd.Status, nd.ObservedGeneration = s, d.Generation
-		t.update(VerbStatus, d, nd)
+		t.Update(VerbStatus, d, nd)
 	}
 }
 

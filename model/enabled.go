@@ -15,12 +15,8 @@ func (st *State) enabled(a Action) bool {
 		n, _ := st.store.get(Ref{KindNode, a.Who}).(*Node)
 		return c != nil && !c.down && n != nil && (n.Heartbeat < st.now || !n.Ready)
 	case OpCrashContainer:
-		rt := st.runtime[a.Who]
-		if rt == nil {
-			return false
-		}
-		for _, c := range rt.podContainers(a.Key) {
-			if c.Running {
+		for _, c := range st.Containers(a.Who) {
+			if c.Pod == a.Key && c.Running {
 				return true
 			}
 		}

@@ -7,7 +7,7 @@ import "slices"
 // selects, sorted by name; they go when the Service goes.
 var endpointsRole = role{
 	watches: kinds(KindService, KindPod, KindEndpoints),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		switch o := e.Obj.(type) {
 		case *Service:
 			return []string{o.Name}
@@ -15,7 +15,7 @@ var endpointsRole = role{
 			return []string{o.Name}
 		case *Pod:
 			var out []string
-			for _, s := range c.list(KindService) {
+			for _, s := range c.List(KindService) {
 				if matches(s.(*Service).Selector, o.Labels) {
 					out = append(out, s.meta().Name)
 				}
@@ -24,35 +24,35 @@ var endpointsRole = role{
 		}
 		return nil
 	},
-	resync: func(c *component, st *State) []string {
-		return append(names(c.list(KindService)), names(c.list(KindEndpoints))...)
+	resync: func(c *Memory, h Host) []string {
+		return append(names(c.List(KindService)), names(c.List(KindEndpoints))...)
 	},
 	reconcile: reconcileEndpoints,
 }
 
-func reconcileEndpoints(c *component, st *State, t *tx, key string) {
-	s, _ := c.get(KindService, key).(*Service)
-	ep, _ := c.get(KindEndpoints, key).(*Endpoints)
+func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
+	s, _ := c.Get(KindService, key).(*Service)
+	ep, _ := c.Get(KindEndpoints, key).(*Endpoints)
 	if s == nil {
 		if ep != nil {
-			t.delete(ep)
+			t.Delete(ep)
 		}
 		return
 	}
 	var addrs []Address
-	for _, o := range c.list(KindPod) {
+	for _, o := range c.List(KindPod) {
 		p := o.(*Pod)
-		ready := p.Ready || st.cfg.Mutant == MutantEndpointsListsUnready
+		ready := p.Ready || h.Mutant() == MutantEndpointsListsUnready
 		if matches(s.Selector, p.Labels) && ready && p.PodIP != "" && !p.Deleting {
 			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}
 	switch {
 	case ep == nil:
-		t.create(&Endpoints{Meta: Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: s.Port})
+		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: s.Port})
 	case !slices.Equal(ep.Addresses, addrs) || ep.Port != s.Port:
 		n := ep.shallow().(*Endpoints)
 		n.Addresses, n.Port = addrs, s.Port
-		t.update(VerbUpdate, ep, n)
+		t.Update(VerbUpdate, ep, n)
 	}
 }

@@ -9,7 +9,7 @@ import "strings"
 // view may simply not show a new owner yet.
 var gcRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet, KindPod),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		var out []string
 		if m := e.Obj.meta(); m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m.Owner) {
 			out = append(out, RefOf(e.Obj).String())
@@ -17,7 +17,7 @@ var gcRole = role{
 		if e.Type == Deleted {
 			uid := e.Obj.meta().UID
 			for _, k := range []Kind{KindReplicaSet, KindPod} {
-				for _, o := range c.list(k) {
+				for _, o := range c.List(k) {
 					if o.meta().Owner.UID == uid {
 						out = append(out, RefOf(o).String())
 					}
@@ -26,10 +26,10 @@ var gcRole = role{
 		}
 		return out
 	},
-	resync: func(c *component, st *State) []string {
+	resync: func(c *Memory, h Host) []string {
 		var out []string
 		for _, k := range []Kind{KindReplicaSet, KindPod} {
-			for _, o := range c.list(k) {
+			for _, o := range c.List(k) {
 				if ow := o.meta().Owner; ow.UID != 0 && !ownerInView(c, ow) {
 					out = append(out, RefOf(o).String())
 				}
@@ -40,8 +40,8 @@ var gcRole = role{
 	reconcile: reconcileGC,
 }
 
-func ownerInView(c *component, ow Owner) bool {
-	cur := c.view[Ref{ow.Kind, ow.Name}]
+func ownerInView(c *Memory, ow Owner) bool {
+	cur := c.View[Ref{ow.Kind, ow.Name}]
 	return cur != nil && cur.meta().UID == ow.UID
 }
 
@@ -52,12 +52,12 @@ func ParseRef(s string) (Ref, bool) {
 	return Ref{k, name}, ok && known && name != ""
 }
 
-func reconcileGC(c *component, st *State, t *tx, key string) {
+func reconcileGC(c *Memory, h Host, t Writer, key string) {
 	r, ok := ParseRef(key)
 	if !ok {
 		return
 	}
-	o := c.view[r]
+	o := c.View[r]
 	if o == nil || o.meta().Deleting || o.meta().Owner.UID == 0 {
 		return
 	}
@@ -66,10 +66,10 @@ func reconcileGC(c *component, st *State, t *tx, key string) {
 	if ownerInView(c, ow) {
 		return
 	}
-	if st.cfg.Mutant != MutantGCTrustsCache {
-		if cur := st.store.get(ownerRef); cur != nil && cur.meta().UID == ow.UID {
+	if h.Mutant() != MutantGCTrustsCache {
+		if cur := h.Live(ownerRef); cur != nil && cur.meta().UID == ow.UID {
 			return
 		}
 	}
-	t.delete(o)
+	t.Delete(o)
 }

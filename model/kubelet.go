@@ -9,20 +9,20 @@ import "strconv"
 // running containers by listing the runtime.
 var kubeletRole = role{
 	watches: kinds(KindPod),
-	keys: func(c *component, e Event) []string {
-		if p := e.Obj.(*Pod); p.NodeName == c.node {
+	keys: func(c *Memory, e Event) []string {
+		if p := e.Obj.(*Pod); p.NodeName == c.Node {
 			return []string{p.Name}
 		}
 		return nil
 	},
-	resync: func(c *component, st *State) []string {
+	resync: func(c *Memory, h Host) []string {
 		var out []string
-		for _, o := range c.list(KindPod) {
-			if o.(*Pod).NodeName == c.node {
+		for _, o := range c.List(KindPod) {
+			if o.(*Pod).NodeName == c.Node {
 				out = append(out, o.meta().Name)
 			}
 		}
-		for _, ctr := range st.Containers(c.node) {
+		for _, ctr := range h.Containers(c.Node) {
 			out = append(out, ctr.Pod)
 		}
 		return out
@@ -35,37 +35,34 @@ func ContainerID(node, pod string, attempt int) string {
 	return node + "/" + pod + "/" + strconv.Itoa(attempt)
 }
 
-func reconcileKubelet(c *component, st *State, t *tx, key string) {
-	rt := st.runtime[c.node]
-	if rt == nil {
-		return
-	}
-	p, _ := c.get(KindPod, key).(*Pod)
-	if p != nil && p.NodeName != c.node {
+func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
+	p, _ := c.Get(KindPod, key).(*Pod)
+	if p != nil && p.NodeName != c.Node {
 		p = nil
 	}
 	var running, exited *Container
-	for _, ctr := range rt.podContainers(key) {
+	for _, ctr := range h.Containers(c.Node) {
+		if ctr.Pod != key {
+			continue
+		}
 		switch {
 		case p == nil || ctr.PodUID != p.UID || (p.Deleting && ctr.Running):
 			// An orphan, or the container of a terminating pod: stop it.
-			if t.local(VerbRuntimeStop, "containers/"+ctr.ID) {
-				rt.remove(ctr.ID)
-			}
+			t.StopContainer(ctr)
 		case ctr.Running:
-			running = ctr
+			running = &ctr
 		default:
-			exited = ctr
+			exited = &ctr
 		}
 	}
-	if p == nil || t.stopped() {
+	if p == nil || t.Stopped() {
 		return
 	}
 	if p.Deleting {
-		if exited != nil && t.local(VerbRuntimeStop, "containers/"+exited.ID) {
-			rt.remove(exited.ID)
+		if exited != nil {
+			t.StopContainer(*exited)
 		}
-		t.removeNow(p)
+		t.RemoveNow(p)
 		return
 	}
 	// A container started now is reported not ready; it turns ready on the
@@ -76,33 +73,30 @@ func reconcileKubelet(c *component, st *State, t *tx, key string) {
 		if exited != nil {
 			attempt = exited.Attempt + 1
 		}
-		ctr := &Container{ID: ContainerID(c.node, p.Name, attempt), Node: c.node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true}
-		if !t.local(VerbRuntimeStart, "containers/"+ctr.ID) {
+		// Starting replaces the pod's exited container, if any.
+		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true}
+		if !t.StartContainer(ctr) {
 			return
 		}
-		if exited != nil {
-			rt.remove(exited.ID)
-		}
-		rt.add(ctr)
-		running = ctr
+		running = &ctr
 	}
 	np := p.shallow().(*Pod)
 	np.Phase, np.Ready, np.Restarts = PhaseRunning, ready, running.Attempt
 	if np.PodIP == "" {
-		index := st.nodeIndex[c.node]
+		index := h.NodeIndex(c.Node)
 		np.PodIP = PodIP(index, freeSlot(c, index, p))
 	}
 	if np.Phase != p.Phase || np.Ready != p.Ready || np.Restarts != p.Restarts || np.PodIP != p.PodIP {
-		t.update(VerbStatus, p, np)
+		t.Update(VerbStatus, p, np)
 	}
 }
 
 // freeSlot is the lowest host number no other pod on this node (in the
 // view) holds.
-func freeSlot(c *component, index int, p *Pod) int {
+func freeSlot(c *Memory, index int, p *Pod) int {
 	used := map[string]bool{}
-	for _, o := range c.list(KindPod) {
-		if q := o.(*Pod); q.NodeName == c.node && q.Name != p.Name && q.PodIP != "" {
+	for _, o := range c.List(KindPod) {
+		if q := o.(*Pod); q.NodeName == c.Node && q.Name != p.Name && q.PodIP != "" {
 			used[q.PodIP] = true
 		}
 	}

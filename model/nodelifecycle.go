@@ -15,18 +15,18 @@ const (
 // longer exists are deleted at once (upstream's pod GC).
 var nodeLifecycleRole = role{
 	watches: kinds(KindNode, KindPod),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		switch o := e.Obj.(type) {
 		case *Node:
 			return []string{o.Name}
 		case *Pod:
-			if o.NodeName != "" && e.Type != Deleted && c.get(KindNode, o.NodeName) == nil {
+			if o.NodeName != "" && e.Type != Deleted && c.Get(KindNode, o.NodeName) == nil {
 				return []string{o.NodeName}
 			}
 		}
 		return nil
 	},
-	resync: func(c *component, st *State) []string {
+	resync: func(c *Memory, h Host) []string {
 		seen := map[string]bool{}
 		var out []string
 		add := func(n string) {
@@ -35,10 +35,10 @@ var nodeLifecycleRole = role{
 				out = append(out, n)
 			}
 		}
-		for _, n := range c.list(KindNode) {
+		for _, n := range c.List(KindNode) {
 			add(n.meta().Name)
 		}
-		for _, o := range c.list(KindPod) {
+		for _, o := range c.List(KindPod) {
 			if p := o.(*Pod); p.NodeName != "" {
 				add(p.NodeName)
 			}
@@ -48,35 +48,35 @@ var nodeLifecycleRole = role{
 	reconcile: reconcileNodeLifecycle,
 }
 
-func reconcileNodeLifecycle(c *component, st *State, t *tx, key string) {
+func reconcileNodeLifecycle(c *Memory, h Host, t Writer, key string) {
 	var pods []*Pod
-	for _, o := range c.list(KindPod) {
+	for _, o := range c.List(KindPod) {
 		if p := o.(*Pod); p.NodeName == key {
 			pods = append(pods, p)
 		}
 	}
-	n, _ := c.get(KindNode, key).(*Node)
+	n, _ := c.Get(KindNode, key).(*Node)
 	if n == nil {
 		// Live read before a force delete: a stale view must not remove the
 		// pods of a node that exists.
-		if st.store.get(Ref{KindNode, key}) != nil {
+		if h.Live(Ref{KindNode, key}) != nil {
 			return
 		}
 		for _, p := range pods {
-			t.removeNow(p)
+			t.RemoveNow(p)
 		}
 		return
 	}
-	now := st.now
+	now := h.Now()
 	switch {
 	case n.Ready && now-n.Heartbeat > NodeMonitorGrace:
 		nn := n.shallow().(*Node)
 		nn.Ready, nn.TransitionAt = false, now
-		t.update(VerbStatus, n, nn)
+		t.Update(VerbStatus, n, nn)
 	case !n.Ready && now-n.TransitionAt >= EvictionTimeout:
 		for _, p := range pods {
 			if !p.Deleting {
-				t.delete(p)
+				t.Delete(p)
 			}
 		}
 	}

@@ -7,15 +7,12 @@ import "slices"
 // The rules live in the node (like iptables), so they survive a restart.
 var proxyRole = role{
 	watches: kinds(KindService, KindEndpoints),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		return []string{e.Obj.meta().Name}
 	},
-	resync: func(c *component, st *State) []string {
-		out := append(names(c.list(KindService)), names(c.list(KindEndpoints))...)
-		if rt := st.runtime[c.node]; rt != nil {
-			out = append(out, sortedKeys(rt.rules)...)
-		}
-		return out
+	resync: func(c *Memory, h Host) []string {
+		out := append(names(c.List(KindService)), names(c.List(KindEndpoints))...)
+		return append(out, sortedKeys(h.Rules(c.Node))...)
 	},
 	reconcile: reconcileProxy,
 }
@@ -32,24 +29,18 @@ func RuleFor(s *Service, ep *Endpoints) Rule {
 	return r
 }
 
-func reconcileProxy(c *component, st *State, t *tx, key string) {
-	rt := st.runtime[c.node]
-	if rt == nil {
-		return
-	}
-	s, _ := c.get(KindService, key).(*Service)
-	cur, have := rt.rules[key]
+func reconcileProxy(c *Memory, h Host, t Writer, key string) {
+	s, _ := c.Get(KindService, key).(*Service)
+	cur, have := h.Rules(c.Node)[key]
 	if s == nil {
-		if have && t.local(VerbProxyDel, "rules/"+key) {
-			delete(rt.rules, key)
+		if have {
+			t.DeleteRule(key)
 		}
 		return
 	}
-	ep, _ := c.get(KindEndpoints, key).(*Endpoints)
+	ep, _ := c.Get(KindEndpoints, key).(*Endpoints)
 	want := RuleFor(s, ep)
 	if !have || cur.Port != want.Port || !slices.Equal(cur.Backends, want.Backends) {
-		if t.local(VerbProxySet, "rules/"+key) {
-			rt.rules[key] = want
-		}
+		t.SetRule(key, want)
 	}
 }

@@ -9,7 +9,7 @@ import "sort"
 // stale cache makes it create pods twice.
 var replicaSetRole = role{
 	watches: kinds(KindReplicaSet, KindPod),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		switch o := e.Obj.(type) {
 		case *ReplicaSet:
 			return []string{o.Name}
@@ -20,14 +20,14 @@ var replicaSetRole = role{
 		}
 		return nil
 	},
-	resync:    func(c *component, st *State) []string { return names(c.list(KindReplicaSet)) },
+	resync:    func(c *Memory, h Host) []string { return names(c.List(KindReplicaSet)) },
 	reconcile: reconcileReplicaSet,
 }
 
 // activePods returns the view's non-terminating pods controlled by rs.
-func activePods(c *component, rs *ReplicaSet) []*Pod {
+func activePods(c *Memory, rs *ReplicaSet) []*Pod {
 	var out []*Pod
-	for _, o := range c.list(KindPod) {
+	for _, o := range c.List(KindPod) {
 		p := o.(*Pod)
 		if p.Owner.UID == rs.UID && !p.Deleting {
 			out = append(out, p)
@@ -36,12 +36,12 @@ func activePods(c *component, rs *ReplicaSet) []*Pod {
 	return out
 }
 
-func reconcileReplicaSet(c *component, st *State, t *tx, key string) {
-	rs, _ := c.get(KindReplicaSet, key).(*ReplicaSet)
+func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
+	rs, _ := c.Get(KindReplicaSet, key).(*ReplicaSet)
 	if rs == nil || rs.Deleting {
 		return
 	}
-	if c.waiting(key) && st.cfg.Mutant != MutantReplicaSetNoExpectations {
+	if c.Waiting(key) && h.Mutant() != MutantReplicaSetNoExpectations {
 		return
 	}
 	pods := activePods(c, rs)
@@ -49,7 +49,7 @@ func reconcileReplicaSet(c *component, st *State, t *tx, key string) {
 	rev := int64(0)
 	switch {
 	case diff > 0:
-		for i := 0; i < diff && !t.stopped(); i++ {
+		for i := 0; i < diff && !t.Stopped(); i++ {
 			p := &Pod{
 				Meta:         Meta{Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
 				Image:        rs.Image,
@@ -58,13 +58,13 @@ func reconcileReplicaSet(c *component, st *State, t *tx, key string) {
 				Memory:       DefaultPodMemory,
 				Phase:        PhasePending,
 			}
-			if r := t.createGenerated(rs.Name+"-", p); r != 0 {
+			if r := t.CreateGenerated(rs.Name+"-", p); r != 0 {
 				rev = r
 			}
 		}
 	case diff < 0:
 		for _, p := range deletionOrder(pods)[:-diff] {
-			if r := t.delete(p); r != 0 {
+			if r := t.Delete(p); r != 0 {
 				rev = r
 			}
 		}
@@ -78,10 +78,10 @@ func reconcileReplicaSet(c *component, st *State, t *tx, key string) {
 		if s != rs.Status {
 			n := rs.shallow().(*ReplicaSet)
 			n.Status = s
-			t.update(VerbStatus, rs, n)
+			t.Update(VerbStatus, rs, n)
 		}
 	}
-	c.expectWrite(key, KindPod, rev)
+	c.ExpectWrite(key, KindPod, rev)
 }
 
 // deletionOrder ranks pods for scale-down as upstream does, simplified:

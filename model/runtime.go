@@ -1,7 +1,5 @@
 package model
 
-import "sort"
-
 // nodeRuntime is what lives on one node's machine: the container runtime's
 // containers and kube-proxy's rules. It survives component restarts and
 // vanishes with the node.
@@ -27,18 +25,6 @@ func (r *nodeRuntime) clone() *nodeRuntime {
 
 func (r *nodeRuntime) add(c *Container) { r.containers[c.ID] = c }
 func (r *nodeRuntime) remove(id string) { delete(r.containers, id) }
-
-// podContainers returns a pod's containers (any incarnation) by ID.
-func (r *nodeRuntime) podContainers(pod string) []*Container {
-	var out []*Container
-	for _, c := range r.containers {
-		if c.Pod == pod {
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
 
 // crash marks a running container exited (a copy: values are shared with clones).
 func (r *nodeRuntime) crash(id string, code int) bool {

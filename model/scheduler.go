@@ -18,7 +18,7 @@ const (
 // on the pod it saw.
 var schedulerRole = role{
 	watches: kinds(KindPod, KindNode),
-	keys: func(c *component, e Event) []string {
+	keys: func(c *Memory, e Event) []string {
 		switch o := e.Obj.(type) {
 		case *Pod:
 			if o.NodeName == "" && e.Type != Deleted && !o.Deleting {
@@ -30,13 +30,13 @@ var schedulerRole = role{
 		}
 		return nil
 	},
-	resync:    func(c *component, st *State) []string { return pendingPods(c) },
+	resync:    func(c *Memory, h Host) []string { return pendingPods(c) },
 	reconcile: reconcileScheduling,
 }
 
-func pendingPods(c *component) []string {
+func pendingPods(c *Memory) []string {
 	var out []string
-	for _, o := range c.list(KindPod) {
+	for _, o := range c.List(KindPod) {
 		if p := o.(*Pod); p.NodeName == "" && !p.Deleting {
 			out = append(out, p.Name)
 		}
@@ -44,16 +44,16 @@ func pendingPods(c *component) []string {
 	return out
 }
 
-func reconcileScheduling(c *component, st *State, t *tx, key string) {
-	p, _ := c.get(KindPod, key).(*Pod)
+func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
+	p, _ := c.Get(KindPod, key).(*Pod)
 	if p == nil || p.NodeName != "" || p.Deleting {
 		return
 	}
-	node := PickNode(p, c.list(KindNode), c.list(KindPod))
+	node := PickNode(p, c.List(KindNode), c.List(KindPod))
 	if node == "" {
 		return // unschedulable until a node event
 	}
-	t.bind(p, node)
+	t.Bind(p, node)
 }
 
 // PickNode runs the filter and score phases over nodes, counting the

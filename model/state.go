@@ -175,8 +175,8 @@ func (st *State) step(a Action) Result {
 		if a.CrashAfter > 0 {
 			limit = a.CrashAfter
 		}
-		t := &tx{st: st, actor: c.name, limit: limit}
-		c.role.reconcile(c, st, t, a.Key)
+		t := &tx{st: st, actor: c.Name, limit: limit}
+		c.role.reconcile(c.Memory, st, t, a.Key)
 		if a.CrashAfter > 0 {
 			c.crash()
 		} else if t.failed {
@@ -191,7 +191,7 @@ func (st *State) step(a Action) Result {
 		if !n.Ready {
 			nn.Ready, nn.TransitionAt = true, st.now
 		}
-		t.update(VerbStatus, n, nn)
+		t.Update(VerbStatus, n, nn)
 		return Result{Writes: t.writes}
 	}
 	return Result{}
@@ -200,21 +200,21 @@ func (st *State) step(a Action) Result {
 // relist replaces a broken watch: the view becomes the current store
 // (intermediate states unseen) and every key is queued.
 func (st *State) relist(c *component) string {
-	c.view = make(map[Ref]Obj)
+	c.View = make(map[Ref]Obj)
 	for r, o := range st.store.objs {
 		if c.role.watches.has(r.Kind) {
-			c.view[r] = o
+			c.View[r] = o
 		}
 	}
 	for k := range c.cursor {
-		c.cursor[k], c.viewRev[k] = st.store.logEnd(), st.store.rev
+		c.cursor[k], c.Rev[k] = st.store.logEnd(), st.store.rev
 	}
 	c.broken = false
 	c.seen++
-	for _, k := range c.role.resync(c, st) {
+	for _, k := range c.role.resync(c.Memory, st) {
 		c.enqueue(k)
 	}
-	return fmt.Sprintf("RELIST %d", len(c.view))
+	return fmt.Sprintf("RELIST %d", len(c.View))
 }
 
 // deliver hands the component the next event of one kind.
@@ -222,14 +222,9 @@ func (st *State) deliver(c *component, k Kind) string {
 	seq, _ := c.nextEvent(st.store, k)
 	e := st.store.event(seq)
 	c.cursor[k] = seq + 1
-	if e.Type == Deleted {
-		delete(c.view, RefOf(e.Obj))
-	} else {
-		c.view[RefOf(e.Obj)] = e.Obj
-	}
-	c.viewRev[k] = e.Rev
+	c.Apply(e)
 	c.seen++
-	for _, k := range c.role.keys(c, e) {
+	for _, k := range c.role.keys(c.Memory, e) {
 		c.enqueue(k)
 	}
 	if len(st.store.log) > 4096 {
@@ -263,7 +258,7 @@ func (st *State) fault(a Action) Result {
 		// Watches resume from the revision after their view's; a compacted
 		// revision answers Gone, so every lagging watch relists.
 		for _, c := range st.comps {
-			for k, rev := range c.viewRev {
+			for k, rev := range c.Rev {
 				if c.role.watches.has(Kind(k)) && rev < st.store.rev {
 					c.broken = true
 				}
@@ -273,8 +268,8 @@ func (st *State) fault(a Action) Result {
 		c.crash()
 	case OpCrashContainer:
 		rt := st.runtime[a.Who]
-		for _, ctr := range rt.podContainers(a.Key) {
-			if rt.crash(ctr.ID, 1) {
+		for _, ctr := range st.Containers(a.Who) {
+			if ctr.Pod == a.Key && rt.crash(ctr.ID, 1) {
 				// The kubelet's pod lifecycle event generator notices.
 				st.comps[KubeletName(a.Who)].enqueue(a.Key)
 			}
@@ -288,4 +283,19 @@ func (st *State) fault(a Action) Result {
 		}
 	}
 	return Result{}
+}
+
+// State is the Host of its own components.
+var _ Host = (*State)(nil)
+
+func (st *State) Live(r Ref) Obj            { return st.store.get(r) }
+func (st *State) Mutant() Mutant            { return st.cfg.Mutant }
+func (st *State) NodeIndex(node string) int { return st.nodeIndex[node] }
+
+// Rules returns a node's kube-proxy rules (read-only).
+func (st *State) Rules(node string) map[string]Rule {
+	if rt := st.runtime[node]; rt != nil {
+		return rt.rules
+	}
+	return nil
 }

@@ -1,14 +1,9 @@
 package model
 
-import (
-	"errors"
-	"sort"
-)
+import "sort"
 
-// errCrashed stops a reconcile at the crash point of a crash-after-k action.
-var errCrashed = errors.New("model: component crashed")
-
-// tx runs one action's writes in order. A failed write stops the reconcile
+// tx runs one action's writes in order against the model's store and
+// runtimes; it is the model's Writer. A failed write stops the reconcile
 // (the key is requeued); a crash point stops it after the k-th write.
 type tx struct {
 	st     *State
@@ -18,74 +13,68 @@ type tx struct {
 	failed bool
 }
 
-func (t *tx) stopped() bool {
-	return t.failed || (t.limit >= 0 && t.countedWrites() >= t.limit)
+var _ Writer = (*tx)(nil)
+
+func (t *tx) Stopped() bool {
+	return t.failed || (t.limit >= 0 && len(t.writes) >= t.limit)
 }
 
-// countedWrites is the number of attempted writes, the unit of crash-after-k.
-func (t *tx) countedWrites() int { return len(t.writes) }
-
-func (t *tx) record(w Write) {
+func (t *tx) record(w Write) int64 {
 	w.Actor = t.actor
 	t.writes = append(t.writes, w)
 	if w.Err != nil {
 		t.failed = true
+		return 0
 	}
+	return w.Rev
 }
 
-func (t *tx) create(o Obj) int64 {
-	if t.stopped() {
+func (t *tx) Create(o Obj) int64 {
+	if t.Stopped() {
 		return 0
 	}
 	rev, err := t.st.store.create(o)
-	t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
-	return rev
+	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
 }
 
-func (t *tx) createGenerated(prefix string, o Obj) int64 {
-	if t.stopped() {
+func (t *tx) CreateGenerated(prefix string, o Obj) int64 {
+	if t.Stopped() {
 		return 0
 	}
 	rev, err := t.st.store.createGenerated(prefix, o)
-	t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
-	return rev
+	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
 }
 
-// update writes o (a modified shallow copy of before) with a CAS against the
-// version the writer saw.
-func (t *tx) update(verb Verb, before, o Obj) int64 {
-	if t.stopped() {
-		return 0
-	}
-	rev, err := t.st.store.update(o, before.meta().Version)
-	t.record(Write{Verb: verb, Ref: RefOf(o), Before: t.st.store.beforeOf(before, err), After: okObj(o, err), Rev: rev, Err: err})
-	return rev
+func (t *tx) Update(verb Verb, before, after Obj) int64 {
+	return t.write(verb, before, after, before.meta().Version)
 }
 
 // updateAnyVersion writes without a precondition (last write wins), as a
-// client that sends no resourceVersion does.
-func (t *tx) updateAnyVersion(verb Verb, o Obj) int64 {
-	if t.stopped() {
-		return 0
-	}
-	before := t.st.store.get(RefOf(o))
-	rev, err := t.st.store.update(o, -1)
-	t.record(Write{Verb: verb, Ref: RefOf(o), Before: before, After: okObj(o, err), Rev: rev, Err: err})
-	return rev
+// client that sends no resourceVersion does: the user's writes.
+func (t *tx) updateAnyVersion(verb Verb, after Obj) int64 {
+	return t.write(verb, t.st.store.get(RefOf(after)), after, -1)
 }
 
-// bind sets a pod's node through the binding subresource: CAS on the pod,
+func (t *tx) write(verb Verb, before, after Obj, expect int64) int64 {
+	if t.Stopped() {
+		return 0
+	}
+	rev, err := t.st.store.update(after, expect)
+	return t.record(Write{Verb: verb, Ref: RefOf(after), Before: before, After: okObj(after, err), Rev: rev, Err: err})
+}
+
+// Bind sets a pod's node through the binding subresource: CAS on the pod,
 // which must be unbound, and the node must exist and be Ready.
-func (t *tx) bind(pod *Pod, node string) int64 {
-	if t.stopped() {
+func (t *tx) Bind(pod *Pod, node string) int64 {
+	if t.Stopped() {
 		return 0
 	}
 	s := t.st.store
-	n, _ := s.get(Ref{KindNode, node}).(*Node)
-	var err error
-	var rev int64
 	p := pod.shallow().(*Pod)
 	p.NodeName = node
+	var err error
+	var rev int64
+	n, _ := s.get(Ref{KindNode, node}).(*Node)
 	if n == nil || !n.Ready {
 		err = ErrNodeNotReady
 	} else if cur, _ := s.get(RefOf(pod)).(*Pod); cur != nil && cur.NodeName != "" {
@@ -93,14 +82,13 @@ func (t *tx) bind(pod *Pod, node string) int64 {
 	} else {
 		rev, err = s.update(p, pod.Version)
 	}
-	t.record(Write{Verb: VerbBind, Ref: RefOf(pod), Before: s.beforeOf(pod, err), After: okObj(p, err), Rev: rev, Err: err})
-	return rev
+	return t.record(Write{Verb: VerbBind, Ref: RefOf(pod), Before: pod, After: okObj(p, err), Rev: rev, Err: err})
 }
 
-// delete deletes with a CAS. Bound pods on existing nodes are only marked
+// Delete deletes with a CAS. Bound pods on existing nodes are only marked
 // (graceful deletion); everything else goes at once.
-func (t *tx) delete(o Obj) int64 {
-	if t.stopped() {
+func (t *tx) Delete(o Obj) int64 {
+	if t.Stopped() {
 		return 0
 	}
 	s := t.st.store
@@ -113,32 +101,74 @@ func (t *tx) delete(o Obj) int64 {
 		m := cur.shallow()
 		m.meta().Deleting = true
 		rev, err := s.update(m, cur.meta().Version)
-		t.record(Write{Verb: VerbDelete, Ref: r, Before: cur, After: okObj(m, err), Rev: rev, Err: err})
-		return rev
+		return t.record(Write{Verb: VerbDelete, Ref: r, Before: cur, After: okObj(m, err), Rev: rev, Err: err})
 	}
-	old, rev, err := s.remove(r, o.meta().Version)
-	t.record(Write{Verb: VerbDelete, Ref: r, Before: old, Rev: rev, Err: err})
-	return rev
+	return t.RemoveNow(o)
 }
 
-// removeNow deletes for good with a CAS, whatever the object's state: the
-// kubelet's final delete, or a force delete.
-func (t *tx) removeNow(o Obj) int64 {
-	if t.stopped() {
+// RemoveNow deletes for good with a CAS, whatever the object's state.
+func (t *tx) RemoveNow(o Obj) int64 {
+	if t.Stopped() {
 		return 0
 	}
 	old, rev, err := t.st.store.remove(RefOf(o), o.meta().Version)
-	t.record(Write{Verb: VerbDelete, Ref: RefOf(o), Before: old, Rev: rev, Err: err})
-	return rev
+	return t.record(Write{Verb: VerbDelete, Ref: RefOf(o), Before: old, Rev: rev, Err: err})
 }
 
-// local records a node-local effect (runtime or proxy); it counts as a write
-// for crash points.
+// local records a node-local effect; it counts as a write for crash points.
 func (t *tx) local(verb Verb, what string) bool {
-	if t.stopped() {
+	if t.Stopped() {
 		return false
 	}
 	t.record(Write{Verb: verb, Local: what})
+	return true
+}
+
+func (t *tx) StartContainer(c Container) bool {
+	rt := t.st.runtime[c.Node]
+	if rt == nil || !t.local(VerbRuntimeStart, "containers/"+c.ID) {
+		return false
+	}
+	for id, old := range rt.containers {
+		if old.Pod == c.Pod && !old.Running {
+			rt.remove(id)
+		}
+	}
+	rt.add(&c)
+	return true
+}
+
+func (t *tx) StopContainer(c Container) bool {
+	rt := t.st.runtime[c.Node]
+	if rt == nil || !t.local(VerbRuntimeStop, "containers/"+c.ID) {
+		return false
+	}
+	rt.remove(c.ID)
+	return true
+}
+
+func (t *tx) rules() map[string]Rule {
+	if rt := t.st.runtime[NodeOf(t.actor)]; rt != nil {
+		return rt.rules
+	}
+	return nil
+}
+
+func (t *tx) SetRule(service string, r Rule) bool {
+	rules := t.rules()
+	if rules == nil || !t.local(VerbProxySet, "rules/"+service) {
+		return false
+	}
+	rules[service] = r
+	return true
+}
+
+func (t *tx) DeleteRule(service string) bool {
+	rules := t.rules()
+	if rules == nil || !t.local(VerbProxyDel, "rules/"+service) {
+		return false
+	}
+	delete(rules, service)
 	return true
 }
 
@@ -147,15 +177,6 @@ func okObj(o Obj, err error) Obj {
 		return nil
 	}
 	return o
-}
-
-// beforeOf is the stored value a successful write replaced (the writer's
-// view of it otherwise).
-func (s *store) beforeOf(seen Obj, err error) Obj {
-	if err != nil {
-		return nil
-	}
-	return seen
 }
 
 func sortObjs(os []Obj) {

@@ -13,7 +13,7 @@ func (st *State) user(a Action) Result {
 	case OpApplyService:
 		s := &Service{Meta: Meta{Name: a.Key, Labels: map[string]string{"app": a.Key}}, Selector: map[string]string{"app": a.App}, Port: a.N}
 		if cur, _ := st.store.get(RefOf(s)).(*Service); cur == nil {
-			t.create(s)
+			t.Create(s)
 		} else if cur.Port != s.Port || !maps.Equal(cur.Selector, s.Selector) {
 			n := cur.shallow().(*Service)
 			n.Selector, n.Port = s.Selector, s.Port
@@ -21,13 +21,13 @@ func (st *State) user(a Action) Result {
 		}
 	case OpCreatePod:
 		labels := map[string]string{"app": a.Key}
-		t.create(&Pod{Meta: Meta{Name: a.Key, Labels: labels}, Image: a.Image, CPU: DefaultPodCPU, Memory: DefaultPodMemory, Phase: PhasePending})
+		t.Create(&Pod{Meta: Meta{Name: a.Key, Labels: labels}, Image: a.Image, CPU: DefaultPodCPU, Memory: DefaultPodMemory, Phase: PhasePending})
 	case OpDelete:
 		cur := st.store.get(Ref{a.Kind, a.Key})
 		if cur == nil {
 			err = ErrNotFound
 		} else {
-			t.delete(cur)
+			t.Delete(cur)
 		}
 	case OpAddNode:
 		err = st.addNode(t, a.Who)
@@ -37,7 +37,7 @@ func (st *State) user(a Action) Result {
 			err = ErrNotFound
 			break
 		}
-		t.removeNow(cur)
+		t.RemoveNow(cur)
 		st.removeComponent(KubeletName(a.Who))
 		st.removeComponent(ProxyName(a.Who))
 		delete(st.runtime, a.Who) // the machine goes with its containers
@@ -46,7 +46,7 @@ func (st *State) user(a Action) Result {
 		st.now++
 		// Time-driven work: the node lifecycle controller rechecks every node.
 		if c := st.comps[NodeLifecycle]; c != nil {
-			for _, n := range c.list(KindNode) {
+			for _, n := range c.List(KindNode) {
 				c.enqueue(n.meta().Name)
 			}
 		}
@@ -83,7 +83,7 @@ func (st *State) applyDeployment(t *tx, a Action) error {
 		if a.Unavailable != nil {
 			d.MaxUnavailable = *a.Unavailable
 		}
-		t.create(d)
+		t.Create(d)
 		return nil
 	}
 	d := cur.shallow().(*Deployment)
@@ -123,7 +123,7 @@ func (st *State) addNode(t *tx, name string) error {
 		Heartbeat:    st.now,
 		TransitionAt: st.now,
 	}
-	if t.create(n) == 0 {
+	if t.Create(n) == 0 {
 		return nil
 	}
 	st.store.nodes++
