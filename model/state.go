@@ -186,12 +186,7 @@ func (st *State) step(a Action) Result {
 	case OpHeartbeat:
 		t := &tx{st: st, actor: KubeletName(a.Who), limit: -1}
 		n := st.store.get(Ref{KindNode, a.Who}).(*Node) // a live GET, as the kubelet does
-		nn := n.shallow().(*Node)
-		nn.Heartbeat = st.now
-		if !n.Ready {
-			nn.Ready, nn.TransitionAt = true, st.now
-		}
-		t.Update(VerbStatus, n, nn)
+		t.Update(VerbStatus, n, Heartbeat(n, st.now))
 		return Result{Writes: t.writes}
 	}
 	return Result{}

@@ -2,33 +2,123 @@ package model
 
 import "maps"
 
-// user applies a user action. Users write without preconditions, as
-// `kubectl apply` and `kubectl scale` do after a fresh read.
+// UserWrite is the store write a user action makes (kubectl's write):
+// Create (Before nil) or an unconditional Update of Before to After, or a
+// Delete of Before. Users write without preconditions, as `kubectl apply`
+// and `kubectl scale` do after a fresh read. Node registration and removal
+// are the driver's business (they boot or remove a machine).
+type UserWrite struct {
+	Verb          Verb
+	Before, After Obj
+}
+
+// UserIntent computes the write of apply, scale, set-image, apply-service,
+// create-pod and delete from the current object (nil if absent). A nil
+// write with a nil error means nothing to change. Both drivers use it.
+func UserIntent(a Action, cur Obj) (*UserWrite, error) {
+	switch a.Op {
+	case OpApply, OpScale, OpSetImage:
+		d, _ := cur.(*Deployment)
+		return deploymentIntent(a, d)
+	case OpApplyService:
+		s := &Service{Meta: Meta{Name: a.Key, Labels: map[string]string{"app": a.Key}}, Selector: map[string]string{"app": a.App}, Port: a.N}
+		c, _ := cur.(*Service)
+		switch {
+		case c == nil:
+			return &UserWrite{Verb: VerbCreate, After: s}, nil
+		case c.Port != s.Port || !maps.Equal(c.Selector, s.Selector):
+			n := c.shallow().(*Service)
+			n.Selector, n.Port = s.Selector, s.Port
+			return &UserWrite{Verb: VerbUpdate, Before: c, After: n}, nil
+		}
+		return nil, nil
+	case OpCreatePod:
+		labels := map[string]string{"app": a.Key}
+		return &UserWrite{Verb: VerbCreate, After: &Pod{Meta: Meta{Name: a.Key, Labels: labels}, Image: a.Image, CPU: DefaultPodCPU, Memory: DefaultPodMemory, Phase: PhasePending}}, nil
+	case OpDelete:
+		if cur == nil {
+			return nil, ErrNotFound
+		}
+		return &UserWrite{Verb: VerbDelete, Before: cur}, nil
+	}
+	return nil, nil
+}
+
+func deploymentIntent(a Action, cur *Deployment) (*UserWrite, error) {
+	if cur == nil {
+		if a.Op != OpApply {
+			return nil, ErrNotFound
+		}
+		labels := map[string]string{"app": a.Key}
+		d := &Deployment{
+			Meta:           Meta{Name: a.Key, Labels: labels},
+			Replicas:       a.N,
+			Image:          a.Image,
+			PodLabels:      labels,
+			MaxSurge:       IntOrPercent{25, true},
+			MaxUnavailable: IntOrPercent{25, true},
+			Generation:     1,
+		}
+		if a.Surge != nil {
+			d.MaxSurge = *a.Surge
+		}
+		if a.Unavailable != nil {
+			d.MaxUnavailable = *a.Unavailable
+		}
+		return &UserWrite{Verb: VerbCreate, After: d}, nil
+	}
+	d := cur.shallow().(*Deployment)
+	switch a.Op {
+	case OpApply:
+		d.Replicas, d.Image = a.N, a.Image
+		if a.Surge != nil {
+			d.MaxSurge = *a.Surge
+		}
+		if a.Unavailable != nil {
+			d.MaxUnavailable = *a.Unavailable
+		}
+	case OpScale:
+		d.Replicas = a.N
+	case OpSetImage:
+		d.Image = a.Image
+	}
+	if d.Replicas == cur.Replicas && d.Image == cur.Image && d.MaxSurge == cur.MaxSurge && d.MaxUnavailable == cur.MaxUnavailable {
+		return nil, nil // nothing changed: no write, as with a no-op apply
+	}
+	d.Generation++
+	return &UserWrite{Verb: VerbUpdate, Before: cur, After: d}, nil
+}
+
+// NewNode is the Node object a kubelet registers for a fresh machine with
+// pod range index, at logical time now.
+func NewNode(name string, index int, now int64) *Node {
+	return &Node{
+		Meta:         Meta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Index:        index,
+		CPU:          DefaultNodeCPU,
+		Memory:       DefaultNodeMemory,
+		MaxPods:      DefaultMaxPods,
+		Ready:        true,
+		Heartbeat:    now,
+		TransitionAt: now,
+	}
+}
+
+// Heartbeat is the Node status a kubelet reports at logical time now.
+func Heartbeat(n *Node, now int64) *Node {
+	nn := n.shallow().(*Node)
+	nn.Heartbeat = now
+	if !n.Ready {
+		nn.Ready, nn.TransitionAt = true, now
+	}
+	return nn
+}
+
+// user applies a user action.
 func (st *State) user(a Action) Result {
 	t := &tx{st: st, actor: "user", limit: -1}
 	var err error
 	switch a.Op {
-	case OpApply, OpScale, OpSetImage:
-		err = st.applyDeployment(t, a)
-	case OpApplyService:
-		s := &Service{Meta: Meta{Name: a.Key, Labels: map[string]string{"app": a.Key}}, Selector: map[string]string{"app": a.App}, Port: a.N}
-		if cur, _ := st.store.get(RefOf(s)).(*Service); cur == nil {
-			t.Create(s)
-		} else if cur.Port != s.Port || !maps.Equal(cur.Selector, s.Selector) {
-			n := cur.shallow().(*Service)
-			n.Selector, n.Port = s.Selector, s.Port
-			t.updateAnyVersion(VerbUpdate, n)
-		}
-	case OpCreatePod:
-		labels := map[string]string{"app": a.Key}
-		t.Create(&Pod{Meta: Meta{Name: a.Key, Labels: labels}, Image: a.Image, CPU: DefaultPodCPU, Memory: DefaultPodMemory, Phase: PhasePending})
-	case OpDelete:
-		cur := st.store.get(Ref{a.Kind, a.Key})
-		if cur == nil {
-			err = ErrNotFound
-		} else {
-			t.Delete(cur)
-		}
 	case OpAddNode:
 		err = st.addNode(t, a.Who)
 	case OpRemoveNode:
@@ -50,6 +140,27 @@ func (st *State) user(a Action) Result {
 				c.enqueue(n.meta().Name)
 			}
 		}
+	default:
+		ref := Ref{a.Kind, a.Key}
+		switch a.Op {
+		case OpApply, OpScale, OpSetImage:
+			ref.Kind = KindDeployment
+		case OpApplyService:
+			ref.Kind = KindService
+		case OpCreatePod:
+			ref.Kind = KindPod
+		}
+		var w *UserWrite
+		if w, err = UserIntent(a, st.store.get(ref)); w != nil {
+			switch w.Verb {
+			case VerbCreate:
+				t.Create(w.After)
+			case VerbUpdate:
+				t.updateAnyVersion(VerbUpdate, w.After)
+			case VerbDelete:
+				t.Delete(w.Before)
+			}
+		}
 	}
 	if err == nil {
 		for _, w := range t.writes {
@@ -61,68 +172,11 @@ func (st *State) user(a Action) Result {
 	return Result{Writes: t.writes, Err: err}
 }
 
-func (st *State) applyDeployment(t *tx, a Action) error {
-	cur, _ := st.store.get(Ref{KindDeployment, a.Key}).(*Deployment)
-	if cur == nil {
-		if a.Op != OpApply {
-			return ErrNotFound
-		}
-		labels := map[string]string{"app": a.Key}
-		d := &Deployment{
-			Meta:           Meta{Name: a.Key, Labels: labels},
-			Replicas:       a.N,
-			Image:          a.Image,
-			PodLabels:      labels,
-			MaxSurge:       IntOrPercent{25, true},
-			MaxUnavailable: IntOrPercent{25, true},
-			Generation:     1,
-		}
-		if a.Surge != nil {
-			d.MaxSurge = *a.Surge
-		}
-		if a.Unavailable != nil {
-			d.MaxUnavailable = *a.Unavailable
-		}
-		t.Create(d)
-		return nil
-	}
-	d := cur.shallow().(*Deployment)
-	switch a.Op {
-	case OpApply:
-		d.Replicas, d.Image = a.N, a.Image
-		if a.Surge != nil {
-			d.MaxSurge = *a.Surge
-		}
-		if a.Unavailable != nil {
-			d.MaxUnavailable = *a.Unavailable
-		}
-	case OpScale:
-		d.Replicas = a.N
-	case OpSetImage:
-		d.Image = a.Image
-	}
-	if d.Replicas == cur.Replicas && d.Image == cur.Image && d.MaxSurge == cur.MaxSurge && d.MaxUnavailable == cur.MaxUnavailable {
-		return nil // nothing changed: no write, as with a no-op apply
-	}
-	d.Generation++
-	t.updateAnyVersion(VerbUpdate, d)
-	return nil
-}
-
 func (st *State) addNode(t *tx, name string) error {
 	if st.store.get(Ref{KindNode, name}) != nil {
 		return ErrAlreadyExists
 	}
-	n := &Node{
-		Meta:         Meta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Index:        st.store.nodes,
-		CPU:          DefaultNodeCPU,
-		Memory:       DefaultNodeMemory,
-		MaxPods:      DefaultMaxPods,
-		Ready:        true,
-		Heartbeat:    st.now,
-		TransitionAt: st.now,
-	}
+	n := NewNode(name, st.store.nodes, st.now)
 	if t.Create(n) == 0 {
 		return nil
 	}
