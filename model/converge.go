@@ -180,7 +180,7 @@ func serviceConverged(s *Snapshot) error {
 			}
 		}
 		ep, _ := s.Objects[Ref{KindEndpoints, svc.Name}].(*Endpoints)
-		if ep == nil || !slices.Equal(ep.Addresses, addrs) || ep.Port != svc.Port {
+		if ep == nil || !slices.Equal(ep.Addresses, addrs) || ep.Port != EndpointsPort(svc, addrs) {
 			return notConverged("endpoints/%s does not list the ready pods", svc.Name)
 		}
 		want[svc.Name] = RuleFor(svc, ep)

@@ -47,12 +47,22 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}
+	port := EndpointsPort(s, addrs)
 	switch {
 	case ep == nil:
-		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: s.Port})
-	case !slices.Equal(ep.Addresses, addrs) || ep.Port != s.Port:
+		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: port})
+	case !slices.Equal(ep.Addresses, addrs) || ep.Port != port:
 		n := ep.shallow().(*Endpoints)
-		n.Addresses, n.Port = addrs, s.Port
+		n.Addresses, n.Port = addrs, port
 		t.Update(VerbUpdate, ep, n)
 	}
+}
+
+// EndpointsPort is the port Endpoints carry: the Service's, when there is a
+// subset to carry it (Kubernetes drops empty subsets, and their ports).
+func EndpointsPort(s *Service, addrs []Address) int {
+	if len(addrs) == 0 {
+		return 0
+	}
+	return s.Port
 }

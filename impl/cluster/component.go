@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/model"
+)
+
+// component is one component of the control plane: the model's decision
+// code over a memory that its informers feed, a work queue, and fault
+// flags. Both drivers use it; only who calls deliver/reconcile differs.
+type component struct {
+	name  string
+	node  string
+	env   *env
+	kinds []model.Kind
+	inf   map[model.Kind]*controller.Informer
+
+	mu    sync.Mutex // guards mem and the flags: running-mode handlers race reconciles
+	mem   *model.Memory
+	queue *controller.Queue
+	seen  int
+
+	held, down, broken bool
+}
+
+func newComponent(e *env, name string) *component {
+	c := &component{name: name, node: model.NodeOf(name), env: e, kinds: model.WatchedKinds(name), inf: map[model.Kind]*controller.Informer{}}
+	c.mem = model.NewMemory(name)
+	c.queue = controller.NewQueue(controller.QueueConfig{Clock: e.clock})
+	for _, k := range c.kinds {
+		inf := controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Namespace: namespaceOf(k), Clock: e.clock})
+		inf.AddHandler(c.onEvent(k))
+		c.inf[k] = inf
+	}
+	return c
+}
+
+// onEvent projects an informer's event into the memory and queues the keys
+// the model's handler names.
+func (c *component) onEvent(k model.Kind) controller.Handler {
+	return func(ev controller.Event, _ *controller.Cache) {
+		o, err := project.ToModel(ev.Object, c.env.uids)
+		if err != nil {
+			c.env.report(fmt.Errorf("%s: %w", c.name, err))
+			return
+		}
+		e := model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.mem.Apply(e)
+		c.seen++
+		for _, key := range model.Keys(c.mem, e) {
+			c.queue.Add(key)
+		}
+	}
+}
+
+func eventType(t string) model.EventType {
+	switch t {
+	case "ADDED":
+		return model.Added
+	case "DELETED":
+		return model.Deleted
+	}
+	return model.Modified
+}
+
+// rebuild replaces the memory with the informers' caches after a list and
+// queues every key, as the model's relist does.
+func (c *component) rebuild(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mem.View = map[model.Ref]model.Obj{}
+	for k, inf := range c.inf {
+		for _, obj := range inf.Cache().List() {
+			if o, err := project.ToModel(obj, c.env.uids); err == nil {
+				c.mem.View[model.RefOf(o)] = o
+			}
+		}
+		c.mem.Rev[k] = inf.LastRev()
+	}
+	c.seen++
+	for _, key := range model.Resync(c.mem, &host{env: c.env, ctx: ctx}) {
+		c.queue.Add(key)
+	}
+}
+
+// reconcile runs the model's decision for one key and makes its writes.
+// crashAfter > 0 stops after that many writes and crashes the component.
+func (c *component) reconcile(ctx context.Context, key string, crashAfter int) []model.Write {
+	limit := -1
+	if crashAfter > 0 {
+		limit = crashAfter
+	}
+	w := &writer{ctx: ctx, c: c, limit: limit}
+	c.mu.Lock()
+	q := c.queue
+	model.Reconcile(c.mem, &host{env: c.env, ctx: ctx}, w, key)
+	c.mu.Unlock()
+	switch {
+	case crashAfter > 0:
+		c.crash() // a new, empty queue
+	case w.failed:
+		q.AddRateLimited(key)
+	default:
+		q.Forget(key)
+	}
+	q.Done(key)
+	return w.writes
+}
+
+// crash throws away the process's memory: cache, queue, expectations.
+func (c *component) crash() {
+	for _, inf := range c.inf {
+		inf.Reset()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mem.Reset()
+	c.queue = controller.NewQueue(controller.QueueConfig{Clock: c.env.clock})
+	c.broken = true
+}
+
+// host is the model.Host of the implementation's components: live reads
+// through the client, the logical clock, the node's runtime and rules.
+type host struct {
+	env *env
+	ctx context.Context
+}
+
+var _ model.Host = (*host)(nil)
+
+func (h *host) Live(r model.Ref) model.Obj {
+	obj, err := h.env.client.Get(h.ctx, r.Kind.Resource(), namespaceOf(r.Kind), r.Name)
+	if err != nil {
+		return nil
+	}
+	o, err := project.ToModel(obj, h.env.uids)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
+func (h *host) Now() int64                               { return h.env.now() }
+func (h *host) Mutant() model.Mutant                     { return h.env.mutant }
+func (h *host) NodeIndex(node string) int                { return h.env.nodes.indexOf(node) }
+func (h *host) Containers(node string) []model.Container { return h.env.nodes.containers(h.ctx, node) }
+func (h *host) Rules(node string) map[string]model.Rule  { return h.env.nodes.rulesOf(node) }

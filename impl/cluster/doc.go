@@ -1,0 +1,25 @@
+// Package cluster wires the real control plane together over etcd and
+// drives it in two ways (DESIGN.md contract 4), over one copy of each
+// component's code:
+//
+//   - Stepped takes the model's action alphabet, one action at a time:
+//     delivering an event waits until etcd has sent it, then applies it;
+//     reconciling runs one key synchronously; faults are real (a held-back
+//     watch, a dropped watch and a relist, a crash that throws away the
+//     cache, queue and expectations, a crash after the k-th write); time is
+//     a logical clock.
+//   - Running starts every component with goroutines, real watches and
+//     real timers; `converge demo` and `converge up` use it.
+//
+// A component is the model's decision code (model.Reconcile over a
+// model.Memory) plus this package's plumbing: informers whose events are
+// projected into the memory, a work queue, and a Writer that turns the
+// decisions into API calls through a client.Client.
+//
+// Guarantees:
+//   - In stepped mode nothing happens between actions: no goroutine writes,
+//     and an action returns only when its effects are in etcd.
+//   - The same action sequence makes the same writes in the same order with
+//     the same names as the model (checked by the lockstep property).
+//   - Project returns the observable state as a model.Snapshot.
+package cluster

@@ -1,0 +1,97 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/model"
+)
+
+// env is what a cluster's components share: the client, the uid map, the
+// machines, the clock and the record of writes made.
+type env struct {
+	client client.Client
+	lw     controller.ListWatcher
+	uids   *project.UIDs
+	nodes  *nodes
+	clock  controller.Clock
+	now    func() int64
+	mutant model.Mutant
+	report func(error)
+
+	mu        sync.Mutex
+	lastWrite [model.NumKinds]int64 // highest revision written per kind
+}
+
+// noteWrite remembers that kind k changed at rev, so the stepped driver
+// knows which informers have an event coming.
+func (e *env) noteWrite(k model.Kind, rev int64) {
+	if rev == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.lastWrite[k] = max(e.lastWrite[k], rev)
+}
+
+func (e *env) written(k model.Kind) int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastWrite[k]
+}
+
+// listWatcher adapts a client.Client to what an informer needs.
+type listWatcher struct{ c client.Client }
+
+func (l listWatcher) List(ctx context.Context, resource, namespace string, o controller.ListOptions) (api.ListObject, error) {
+	return l.c.List(ctx, resource, namespace, registry.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit, Continue: o.Continue, ResourceVersion: o.ResourceVersion})
+}
+
+func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) (<-chan controller.Event, error) {
+	in, err := l.c.Watch(ctx, resource, namespace, rv)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan controller.Event, 64)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			ce := controller.Event{Type: ev.Type, Object: ev.Object, Rev: ev.Rev, Err: ev.Err}
+			if ce.Rev == 0 && ev.Object != nil {
+				ce.Rev, _ = strconv.ParseInt(ev.Object.GetObjectMeta().ResourceVersion, 10, 64)
+			}
+			select {
+			case out <- ce:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// objects projects every stored object into a snapshot (no containers or
+// rules: those live on the machines).
+func (e *env) objects(ctx context.Context) (*model.Snapshot, error) {
+	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
+	for k := model.Kind(0); int(k) < model.NumKinds; k++ {
+		list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range list.GetItems() {
+			o, err := project.ToModel(obj, e.uids)
+			if err != nil {
+				return nil, err
+			}
+			snap.Objects[model.RefOf(o)] = o
+		}
+	}
+	return snap, nil
+}

@@ -1,0 +1,203 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/converge-dev/converge/impl/container"
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/model"
+)
+
+// nodes is what lives on the machines: each node's container runtime, its
+// kube-proxy rules table and its pod range. It outlives the components.
+type nodes struct {
+	mu      sync.Mutex
+	uids    *project.UIDs
+	runtime func(node string) container.Runtime
+	rt      map[string]container.Runtime
+	rules   map[string]map[string]model.Rule
+	index   map[string]int
+	next    int
+}
+
+func newNodes(uids *project.UIDs, runtime func(node string) container.Runtime) *nodes {
+	return &nodes{uids: uids, runtime: runtime, rt: map[string]container.Runtime{}, rules: map[string]map[string]model.Rule{}, index: map[string]int{}}
+}
+
+// add boots a node's machine and gives it the next pod range.
+func (n *nodes) add(node string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	i := n.next
+	n.next++
+	n.index[node] = i
+	n.rt[node] = n.runtime(node)
+	n.rules[node] = map[string]model.Rule{}
+	return i
+}
+
+// remove takes the machine away with its containers.
+func (n *nodes) remove(ctx context.Context, node string) {
+	n.mu.Lock()
+	rt := n.rt[node]
+	delete(n.rt, node)
+	delete(n.rules, node)
+	delete(n.index, node)
+	n.mu.Unlock()
+	if rt == nil {
+		return
+	}
+	cs, _ := rt.List(ctx)
+	for _, c := range cs {
+		_ = rt.Stop(ctx, c.ID, 0)
+		_ = rt.Remove(ctx, c.ID)
+	}
+}
+
+func (n *nodes) runtimeOf(node string) container.Runtime {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.rt[node]
+}
+
+func (n *nodes) indexOf(node string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.index[node]
+}
+
+var errNoNode = errors.New("cluster: node has no runtime")
+
+// runtimeID is the runtime's name for a model container ID ("/" is not
+// allowed in container IDs).
+func runtimeID(id string) string { return strings.ReplaceAll(id, "/", "_") }
+
+func (n *nodes) start(ctx context.Context, c model.Container) error {
+	rt := n.runtimeOf(c.Node)
+	if rt == nil {
+		return errNoNode
+	}
+	cs, err := rt.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, old := range cs {
+		if old.PodName == c.Pod && old.State != container.StateRunning {
+			_ = rt.Remove(ctx, old.ID)
+		}
+	}
+	_, err = rt.Start(ctx, container.ContainerSpec{
+		ID: runtimeID(c.ID), Node: c.Node, PodNamespace: Namespace, PodName: c.Pod,
+		PodUID: n.uids.String(c.PodUID), Name: "app", Image: c.Image, Attempt: c.Attempt,
+	})
+	return err
+}
+
+func (n *nodes) stop(ctx context.Context, c model.Container) error {
+	rt := n.runtimeOf(c.Node)
+	if rt == nil {
+		return errNoNode
+	}
+	id := runtimeID(c.ID)
+	if err := rt.Stop(ctx, id, 0); err != nil && !errors.Is(err, container.ErrNotFound) {
+		return err
+	}
+	if err := rt.Remove(ctx, id); err != nil && !errors.Is(err, container.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// containers lists a node's containers in model terms, sorted by ID.
+func (n *nodes) containers(ctx context.Context, node string) []model.Container {
+	rt := n.runtimeOf(node)
+	if rt == nil {
+		return nil
+	}
+	cs, err := rt.List(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make([]model.Container, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, model.Container{
+			ID: model.ContainerID(node, c.PodName, c.Attempt), Node: node, Pod: c.PodName,
+			PodUID: n.uids.Of(c.PodUID), Image: c.Image, Attempt: c.Attempt,
+			Running: c.State == container.StateRunning, ExitCode: c.ExitCode,
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// all lists every node's containers, sorted by ID.
+func (n *nodes) all(ctx context.Context) []model.Container {
+	n.mu.Lock()
+	names := make([]string, 0, len(n.rt))
+	for name := range n.rt {
+		names = append(names, name)
+	}
+	n.mu.Unlock()
+	var out []model.Container
+	for _, name := range names {
+		out = append(out, n.containers(ctx, name)...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// crash makes a pod's running container on a node exit with an error.
+func (n *nodes) crash(ctx context.Context, node, pod string) bool {
+	for _, c := range n.containers(ctx, node) {
+		if c.Pod == pod && c.Running {
+			if f, ok := n.runtimeOf(node).(interface{ Crash(string, int) error }); ok {
+				return f.Crash(runtimeID(c.ID), 1) == nil
+			}
+		}
+	}
+	return false
+}
+
+func (n *nodes) setRule(node, service string, r *model.Rule) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	rules := n.rules[node]
+	if rules == nil {
+		return
+	}
+	if r == nil {
+		delete(rules, service)
+	} else {
+		rules[service] = *r
+	}
+}
+
+// rulesOf returns a copy of a node's rules.
+func (n *nodes) rulesOf(node string) map[string]model.Rule {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[string]model.Rule, len(n.rules[node]))
+	for k, v := range n.rules[node] {
+		out[k] = v
+	}
+	return out
+}
+
+// allRules returns every node's rules.
+func (n *nodes) allRules() map[string]map[string]model.Rule {
+	n.mu.Lock()
+	names := make([]string, 0, len(n.rules))
+	for name := range n.rules {
+		names = append(names, name)
+	}
+	n.mu.Unlock()
+	out := map[string]map[string]model.Rule{}
+	for _, name := range names {
+		out[name] = n.rulesOf(name)
+	}
+	return out
+}

@@ -1,0 +1,247 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/container"
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
+	"github.com/converge-dev/converge/model"
+)
+
+// ErrTimeout is returned when etcd does not send an expected event in time.
+var ErrTimeout = errors.New("cluster: timed out waiting for etcd")
+
+// SteppedConfig configures a stepped cluster.
+type SteppedConfig struct {
+	// Store is the etcd-backed store (one key prefix per cluster).
+	Store *store.Store
+	// Mutant selects a variant of the shared decision code (tests only).
+	Mutant model.Mutant
+	// Timeout bounds each wait for etcd. Default 10s.
+	Timeout time.Duration
+}
+
+// Stepped is the control plane driven one model action at a time.
+type Stepped struct {
+	env     *env
+	store   *store.Store
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+	logical int64
+	comps   map[string]*component
+	names   []string
+	errs    []error
+}
+
+// NewStepped starts a stepped cluster with the control-plane components
+// and no nodes, like model.New.
+func NewStepped(cfg SteppedConfig) (*Stepped, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("cluster: SteppedConfig.Store is required")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}}
+	reg := registry.New(registry.Config{Store: cfg.Store, Clock: s.clock})
+	c := client.Local(reg)
+	uids := project.NewUIDs()
+	fakes := container.NewFakeHost(s.clock)
+	s.env = &env{
+		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
+		now: func() int64 { return s.logical }, mutant: cfg.Mutant,
+		report: func(err error) { s.errs = append(s.errs, err) },
+	}
+	s.env.nodes = newNodes(uids, func(node string) container.Runtime { return fakes.Node(node) })
+	for _, n := range model.ControlPlane {
+		if err := s.addComponent(n); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// clock turns the logical clock into timestamps: second n of 1970.
+func (s *Stepped) clock() time.Time { return time.Unix(s.logical, 0).UTC() }
+
+// Close stops every watch.
+func (s *Stepped) Close() { s.cancel() }
+
+func (s *Stepped) wait() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.ctx, s.timeout)
+}
+
+// addComponent starts a component; it lists the store as it starts.
+func (s *Stepped) addComponent(name string) error {
+	c := newComponent(s.env, name)
+	for _, k := range c.kinds {
+		if err := c.inf[k].Start(s.ctx); err != nil {
+			return fmt.Errorf("cluster: start %s: %w", name, err)
+		}
+	}
+	c.rebuild(s.ctx)
+	c.seen = 0
+	s.comps[name] = c
+	s.names = append(s.names, name)
+	sort.Strings(s.names)
+	return nil
+}
+
+func (s *Stepped) removeComponent(name string) {
+	if c := s.comps[name]; c != nil {
+		for _, inf := range c.inf {
+			inf.DropWatch()
+		}
+	}
+	delete(s.comps, name)
+	for i, n := range s.names {
+		if n == name {
+			s.names = append(s.names[:i:i], s.names[i+1:]...)
+			break
+		}
+	}
+}
+
+// Seen is the number of events delivered to a component so far.
+func (s *Stepped) Seen(component string) int {
+	if c := s.comps[component]; c != nil {
+		return c.seen
+	}
+	return 0
+}
+
+// Queue returns a component's queued keys in order.
+func (s *Stepped) Queue(component string) []string {
+	if c := s.comps[component]; c != nil {
+		return c.queue.Keys()
+	}
+	return nil
+}
+
+// Components lists the running components, sorted.
+func (s *Stepped) Components() []string { return append([]string(nil), s.names...) }
+
+// Errors returns internal errors seen so far (projection failures).
+func (s *Stepped) Errors() []error { return append([]error(nil), s.errs...) }
+
+// pending reports whether kind k has an event its informer in c has not
+// delivered yet.
+func (s *Stepped) pending(c *component, k model.Kind) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return s.env.written(k) > c.mem.Rev[k]
+}
+
+// Step applies one action, as model.State.Step does.
+func (s *Stepped) Step(a model.Action) model.Result {
+	if !s.enabled(a) {
+		return model.Result{Err: fmt.Errorf("%w: %s", model.ErrNotEnabled, a)}
+	}
+	switch {
+	case a.Op.IsUser():
+		return s.user(a)
+	case a.Op.IsStep():
+		return s.step(a)
+	}
+	return s.fault(a)
+}
+
+func (s *Stepped) step(a model.Action) model.Result {
+	c := s.comps[a.Who]
+	ctx, cancel := s.wait()
+	defer cancel()
+	switch a.Op {
+	case model.OpDeliver:
+		ev, err := c.inf[a.Kind].DeliverNext(ctx)
+		if err != nil {
+			return model.Result{Err: fmt.Errorf("%w: %s: %v", ErrTimeout, a, err)}
+		}
+		return model.Result{Delivered: ev.Type + " " + a.Kind.Resource() + "/" + ev.Object.GetObjectMeta().Name}
+	case model.OpRelist:
+		for _, k := range c.kinds {
+			if err := c.inf[k].Relist(ctx); err != nil {
+				return model.Result{Err: fmt.Errorf("cluster: relist %s: %w", a.Who, err)}
+			}
+		}
+		c.broken = false
+		c.rebuild(ctx)
+		return model.Result{Delivered: fmt.Sprintf("RELIST %d", len(c.mem.View))}
+	case model.OpReconcile:
+		c.queue.Take(a.Key)
+		return model.Result{Writes: c.reconcile(ctx, a.Key, a.CrashAfter)}
+	case model.OpHeartbeat:
+		return model.Result{Writes: s.heartbeat(ctx, a.Who)}
+	}
+	return model.Result{}
+}
+
+func (s *Stepped) heartbeat(ctx context.Context, node string) []model.Write {
+	c := s.comps[model.KubeletName(node)]
+	w := &writer{ctx: ctx, c: c, limit: -1}
+	if n, _ := (&host{env: s.env, ctx: ctx}).Live(model.Ref{Kind: model.KindNode, Name: node}).(*model.Node); n != nil {
+		w.Update(model.VerbStatus, n, model.Heartbeat(n, s.logical))
+	}
+	return w.writes
+}
+
+func (s *Stepped) fault(a model.Action) model.Result {
+	c := s.comps[a.Who]
+	switch a.Op {
+	case model.OpHold:
+		c.held = true
+	case model.OpRelease:
+		c.held = false
+	case model.OpDropWatch:
+		s.breakWatches(c)
+	case model.OpCompact:
+		rev, err := s.store.Rev(s.ctx)
+		if err == nil {
+			err = s.store.Compact(s.ctx, rev)
+		}
+		if err != nil {
+			return model.Result{Err: fmt.Errorf("cluster: compact: %w", err)}
+		}
+		// Every lagging watch would resume below the compaction: Gone.
+		for _, c := range s.comps {
+			for _, k := range c.kinds {
+				if c.mem.Rev[k] < rev {
+					s.breakWatches(c)
+					break
+				}
+			}
+		}
+	case model.OpCrash:
+		c.crash()
+	case model.OpCrashContainer:
+		if s.env.nodes.crash(s.ctx, a.Who, a.Key) {
+			// The kubelet's pod lifecycle event generator notices.
+			s.comps[model.KubeletName(a.Who)].queue.Add(a.Key)
+		}
+	case model.OpNodeDown, model.OpNodeUp:
+		for _, n := range []string{model.KubeletName(a.Who), model.ProxyName(a.Who)} {
+			s.comps[n].down = a.Op == model.OpNodeDown
+			if a.Op == model.OpNodeUp {
+				s.breakWatches(s.comps[n]) // partitioned watches are gone
+			}
+		}
+	}
+	return model.Result{}
+}
+
+func (s *Stepped) breakWatches(c *component) {
+	for _, inf := range c.inf {
+		inf.DropWatch()
+	}
+	c.broken = true
+}

@@ -1,0 +1,124 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/model"
+)
+
+// user applies a user action through the API, as kubectl would.
+func (s *Stepped) user(a model.Action) model.Result {
+	ctx, cancel := s.wait()
+	defer cancel()
+	u := &component{name: "user", env: s.env}
+	w := &writer{ctx: ctx, c: u, limit: -1}
+	h := &host{env: s.env, ctx: ctx}
+	var err error
+	switch a.Op {
+	case model.OpAddNode:
+		err = s.addNode(ctx, w, a.Who)
+	case model.OpRemoveNode:
+		cur := h.Live(model.Ref{Kind: model.KindNode, Name: a.Who})
+		if cur == nil {
+			err = model.ErrNotFound
+			break
+		}
+		w.RemoveNow(cur)
+		s.removeComponent(model.KubeletName(a.Who))
+		s.removeComponent(model.ProxyName(a.Who))
+		s.env.nodes.remove(ctx, a.Who)
+	case model.OpTick:
+		s.logical++
+		if c := s.comps[model.NodeLifecycle]; c != nil {
+			c.mu.Lock()
+			for _, n := range c.mem.List(model.KindNode) {
+				c.queue.Add(model.M(n).Name)
+			}
+			c.mu.Unlock()
+		}
+	default:
+		var uw *model.UserWrite
+		uw, err = model.UserIntent(a, h.Live(userRef(a)))
+		if uw != nil {
+			switch uw.Verb {
+			case model.VerbCreate:
+				w.Create(uw.After)
+			case model.VerbUpdate:
+				s.updateAnyVersion(ctx, w, uw.Before, uw.After)
+			case model.VerbDelete:
+				w.Delete(uw.Before)
+			}
+		}
+	}
+	if err == nil {
+		for _, wr := range w.writes {
+			if wr.Err != nil {
+				err = wr.Err
+			}
+		}
+	}
+	return model.Result{Writes: w.writes, Err: err}
+}
+
+// userRef is the object a user action reads first.
+func userRef(a model.Action) model.Ref {
+	switch a.Op {
+	case model.OpApply, model.OpScale, model.OpSetImage:
+		return model.Ref{Kind: model.KindDeployment, Name: a.Key}
+	case model.OpApplyService:
+		return model.Ref{Kind: model.KindService, Name: a.Key}
+	case model.OpCreatePod:
+		return model.Ref{Kind: model.KindPod, Name: a.Key}
+	}
+	return model.Ref{Kind: a.Kind, Name: a.Key}
+}
+
+// updateAnyVersion is the user's write: no resourceVersion precondition.
+func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after model.Obj) {
+	base, err := s.env.client.Get(ctx, after.Kind().Resource(), namespaceOf(after.Kind()), model.M(after).Name)
+	var stored api.Object
+	if err == nil {
+		stored, err = project.Apply(base, after, s.env.uids)
+	}
+	if err == nil {
+		stored.GetObjectMeta().ResourceVersion = ""
+		stored, err = s.env.client.Update(ctx, stored)
+	}
+	w.record(model.VerbUpdate, model.RefOf(after), before, stored, false, err)
+}
+
+// addNode boots a machine, registers its Node and starts its kubelet and
+// kube-proxy.
+func (s *Stepped) addNode(ctx context.Context, w *writer, name string) error {
+	if (&host{env: s.env, ctx: ctx}).Live(model.Ref{Kind: model.KindNode, Name: name}) != nil {
+		return model.ErrAlreadyExists
+	}
+	index := s.env.nodes.next
+	if w.Create(model.NewNode(name, index, s.logical)) == 0 {
+		return nil
+	}
+	s.env.nodes.add(name)
+	for _, c := range []string{model.KubeletName(name), model.ProxyName(name)} {
+		if err := s.addComponent(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Snapshot projects the cluster's observable state.
+func (s *Stepped) Snapshot() *model.Snapshot {
+	ctx, cancel := s.wait()
+	defer cancel()
+	snap, err := s.env.objects(ctx)
+	if err != nil {
+		s.errs = append(s.errs, err)
+		snap = &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
+	}
+	snap.Now = s.logical
+	snap.Containers = s.env.nodes.all(ctx)
+	snap.Rules = s.env.nodes.allRules()
+	return snap
+}

@@ -1,0 +1,235 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/model"
+)
+
+// Namespace is where the model's namespaced objects live.
+const Namespace = "default"
+
+// errCrashPoint stops a reconcile at a crash-after-k point.
+var errCrashPoint = errors.New("cluster: component crashed at its crash point")
+
+// writer turns one reconcile's decisions into API calls: the
+// implementation's model.Writer. It records every attempt as a model.Write,
+// so the stepped driver returns the same Result shape as the model.
+type writer struct {
+	ctx    context.Context
+	c      *component
+	writes []model.Write
+	limit  int // writes allowed before a crash; <0: none
+	failed bool
+}
+
+var _ model.Writer = (*writer)(nil)
+
+func (w *writer) Stopped() bool {
+	return w.failed || (w.limit >= 0 && len(w.writes) >= w.limit)
+}
+
+// record keeps one attempted store write; it projects the stored result.
+// A final delete has no After; its Rev is the deletion's revision, which
+// the registry returns as the deleted object's resourceVersion.
+func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored api.Object, final bool, err error) int64 {
+	wr := model.Write{Actor: w.c.name, Verb: verb, Ref: ref, Before: before, Err: modelError(err)}
+	if err == nil && stored != nil {
+		wr.Rev = revOf(stored)
+		if !final {
+			after, perr := project.ToModel(stored, w.c.env.uids)
+			if perr != nil {
+				wr.Err = perr
+			}
+			wr.After = after
+		}
+	}
+	w.writes = append(w.writes, wr)
+	w.c.env.noteWrite(ref.Kind, wr.Rev)
+	if wr.Err != nil {
+		w.failed = true
+		return 0
+	}
+	return wr.Rev
+}
+
+func revOf(o api.Object) int64 {
+	rv, _ := strconv.ParseInt(o.GetObjectMeta().ResourceVersion, 10, 64)
+	return rv
+}
+
+// template is what the model does not carry for a create: the owner's pod
+// template, from the component's own cache.
+func (w *writer) template(o model.Obj) api.Object {
+	ow := model.M(o).Owner
+	if ow.UID == 0 {
+		return nil
+	}
+	if inf := w.c.inf[ow.Kind]; inf != nil {
+		if t, ok := inf.Cache().Get(Namespace, ow.Name); ok {
+			return t
+		}
+	}
+	t, err := w.c.env.client.Get(w.ctx, ow.Kind.Resource(), Namespace, ow.Name)
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+func (w *writer) Create(o model.Obj) int64 {
+	return w.create(o, "")
+}
+
+func (w *writer) CreateGenerated(prefix string, o model.Obj) int64 {
+	return w.create(o, prefix)
+}
+
+func (w *writer) create(o model.Obj, prefix string) int64 {
+	if w.Stopped() {
+		return 0
+	}
+	obj, err := project.New(o, w.template(o), w.c.env.uids)
+	if err == nil {
+		if prefix != "" {
+			obj.GetObjectMeta().Name, obj.GetObjectMeta().GenerateName = "", prefix
+		}
+		obj, err = w.c.env.client.Create(w.ctx, obj)
+	}
+	if err == nil {
+		model.M(o).Name = obj.GetObjectMeta().Name
+	}
+	return w.record(model.VerbCreate, model.RefOf(o), nil, obj, false, err)
+}
+
+// base is the API object a model object was projected from.
+func (w *writer) base(o model.Obj) (api.Object, error) {
+	if inf := w.c.inf[o.Kind()]; inf != nil {
+		if b, ok := inf.Cache().Get(namespaceOf(o.Kind()), model.M(o).Name); ok {
+			return b, nil
+		}
+	}
+	return w.c.env.client.Get(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.M(o).Name)
+}
+
+func namespaceOf(k model.Kind) string {
+	if k == model.KindNode {
+		return ""
+	}
+	return Namespace
+}
+
+func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
+	if w.Stopped() {
+		return 0
+	}
+	var stored api.Object
+	base, err := w.base(before)
+	if err == nil {
+		stored, err = project.Apply(base, after, w.c.env.uids)
+	}
+	if err == nil {
+		stored.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.M(before).Version, 10)
+		if verb == model.VerbStatus {
+			stored, err = w.c.env.client.UpdateStatus(w.ctx, stored)
+		} else {
+			stored, err = w.c.env.client.Update(w.ctx, stored)
+		}
+	}
+	return w.record(verb, model.RefOf(after), before, stored, false, err)
+}
+
+func (w *writer) Bind(p *model.Pod, node string) int64 {
+	if w.Stopped() {
+		return 0
+	}
+	stored, err := w.c.env.client.Bind(w.ctx, Namespace, p.Name, node, strconv.FormatInt(p.Version, 10))
+	return w.record(model.VerbBind, model.RefOf(p), p, stored, false, err)
+}
+
+func (w *writer) Delete(o model.Obj) int64 { return w.delete(o, nil) }
+
+func (w *writer) RemoveNow(o model.Obj) int64 {
+	zero := int64(0)
+	return w.delete(o, &zero)
+}
+
+func (w *writer) delete(o model.Obj, grace *int64) int64 {
+	if w.Stopped() {
+		return 0
+	}
+	if p, ok := o.(*model.Pod); ok && grace == nil && p.Deleting {
+		return 0 // already terminating: the model writes nothing either
+	}
+	rv := strconv.FormatInt(model.M(o).Version, 10)
+	opts := api.DeleteOptions{GracePeriodSeconds: grace, Preconditions: &api.Preconditions{ResourceVersion: &rv}}
+	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.M(o).Name, opts)
+	// Marked, not removed, when this call set the deletion timestamp.
+	final := grace != nil || model.M(o).Deleting || stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil
+	return w.record(model.VerbDelete, model.RefOf(o), o, stored, final, err)
+}
+
+// local records a node-local effect; it counts as a write for crash points.
+func (w *writer) local(verb model.Verb, what string, err error) bool {
+	if w.Stopped() {
+		return false
+	}
+	w.writes = append(w.writes, model.Write{Actor: w.c.name, Verb: verb, Local: what, Err: err})
+	if err != nil {
+		w.failed = true
+	}
+	return err == nil
+}
+
+func (w *writer) StartContainer(c model.Container) bool {
+	if w.Stopped() {
+		return false
+	}
+	return w.local(model.VerbRuntimeStart, "containers/"+c.ID, w.c.env.nodes.start(w.ctx, c))
+}
+
+func (w *writer) StopContainer(c model.Container) bool {
+	if w.Stopped() {
+		return false
+	}
+	return w.local(model.VerbRuntimeStop, "containers/"+c.ID, w.c.env.nodes.stop(w.ctx, c))
+}
+
+func (w *writer) SetRule(service string, r model.Rule) bool {
+	if w.Stopped() {
+		return false
+	}
+	w.c.env.nodes.setRule(w.c.node, service, &r)
+	return w.local(model.VerbProxySet, "rules/"+service, nil)
+}
+
+func (w *writer) DeleteRule(service string) bool {
+	if w.Stopped() {
+		return false
+	}
+	w.c.env.nodes.setRule(w.c.node, service, nil)
+	return w.local(model.VerbProxyDel, "rules/"+service, nil)
+}
+
+// modelError maps API errors onto the model's, so a write fails the same
+// way in both.
+func modelError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case api.IsNotFound(err):
+		return model.ErrNotFound
+	case api.IsAlreadyExists(err):
+		return model.ErrAlreadyExists
+	case api.IsConflict(err) && strings.Contains(err.Error(), "not ready"):
+		return model.ErrNodeNotReady
+	case api.IsConflict(err):
+		return model.ErrConflict
+	}
+	return err
+}
