@@ -1,10 +1,6 @@
 package model
 
-import (
-	"testing"
-
-	"pgregory.net/rapid"
-)
+import "testing"
 
 // BenchmarkModelStep measures steps/s on a busy cluster: each iteration
 // applies one enabled step (or a user action when none is), cycling through
@@ -34,20 +30,4 @@ func BenchmarkModelStep(b *testing.B) {
 		st.Step(a)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-}
-
-// BenchmarkModelCheck measures whole property checks of 100 steps
-// (invariants after every step, then Quiesce and Converged).
-func BenchmarkModelCheck(b *testing.B) {
-	defer setFlag(nil, "rapid.steps", "100")()
-	defer setFlag(nil, "rapid.checks", "1")()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		rec := &recorder{name: "bench"}
-		rapid.Check(rec, func(t *rapid.T) { runModel(t, Config{}) })
-		if rec.failed {
-			b.Fatal(rec.text())
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "checks/s")
 }

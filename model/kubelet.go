@@ -69,9 +69,15 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 	// next sync, once it has been seen running (a readiness probe passing).
 	ready := running != nil
 	if running == nil {
+		// A pod that ran before and has lost its container (a machine
+		// replaced under the same node name) restarts it: the restart
+		// count moves, so the status write wakes the next sync.
 		attempt := p.Restarts
-		if exited != nil {
+		switch {
+		case exited != nil:
 			attempt = exited.Attempt + 1
+		case p.Phase == PhaseRunning:
+			attempt = p.Restarts + 1
 		}
 		// Starting replaces the pod's exited container, if any.
 		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true}

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"flag"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties"
 )
 
 // recorder is a rapid.TB that keeps rapid's report instead of failing the
@@ -43,13 +46,13 @@ var scriptHeader = regexp.MustCompile(`(model: invariant violated|model: not con
 // deterministic; after a change to the model or the generator, pick new
 // ones with -rapid.seed.
 var teeth = []struct {
-	mutant  Mutant
+	mutant  model.Mutant
 	seed    string
 	longest int
 }{
-	{MutantReplicaSetNoExpectations, "2", 20},
-	{MutantGCTrustsCache, "3", 12},
-	{MutantEndpointsListsUnready, "3", 0},
+	{model.MutantReplicaSetNoExpectations, "2", 20},
+	{model.MutantGCTrustsCache, "3", 12},
+	{model.MutantEndpointsListsUnready, "3", 0},
 }
 
 // TestMutantsAreCaughtAndShrunk proves the property has teeth: each wrong
@@ -62,7 +65,7 @@ func TestMutantsAreCaughtAndShrunk(t *testing.T) {
 		t.Run(string(tc.mutant), func(t *testing.T) {
 			defer setFlag(t, "rapid.seed", tc.seed)()
 			rec := &recorder{name: t.Name()}
-			rapid.Check(rec, func(rt *rapid.T) { runModel(rt, Config{Mutant: tc.mutant}) })
+			rapid.Check(rec, func(rt *rapid.T) { properties.Model(rt, model.Config{Mutant: tc.mutant}) })
 			if !rec.failed {
 				t.Fatalf("mutant %s was not caught", tc.mutant)
 			}

@@ -37,7 +37,7 @@ type Change struct {
 	A      *Event `json:"a,omitempty"` // nil for Added
 	B      *Event `json:"b,omitempty"` // nil for Removed
 	// Fields names the fields that differ, for Changed: "detail", "seen",
-	// "writes", "error", "digest".
+	// "script", "writes", "error", "digest".
 	Fields []string `json:"fields,omitempty"`
 	Reason string   `json:"reason"` // one line, e.g. "writes differ: b CREATE pods/x not in a"
 }
@@ -187,6 +187,9 @@ func explain(a, b Event) (fields []string, reason string) {
 	}
 	if a.Detail != b.Detail {
 		add("detail", fmt.Sprintf("detail differs: a %q b %q", clip(a.Detail), clip(b.Detail)))
+	}
+	if a.Script != b.Script {
+		add("script", fmt.Sprintf("script differs: a %q b %q", clip(a.Script), clip(b.Script)))
 	}
 	if a.Seen != b.Seen {
 		add("seen", fmt.Sprintf("seen differs: a %d b %d", a.Seen, b.Seen))

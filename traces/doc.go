@@ -1,6 +1,6 @@
 // Package traces defines the converge trace format (schema v1, JSON Lines),
-// streams it to and from files, diffs two traces and draws one as an HTML
-// swim-lane timeline.
+// records traces from a stepped cluster, streams them to and from files,
+// replays and diffs them, and draws one as an HTML swim-lane timeline.
 //
 // A trace has one Event per action taken by the model or the implementation.
 // Traces are written to be diffed, as etcd-io/raft's interaction traces are:
@@ -22,6 +22,15 @@
 //   - Diff ignores seq numbers, so one inserted event shows as one added event
 //     and not as every later event changed. It aligns with Myers' O(ND)
 //     algorithm in linear space and bounds its cost on very different inputs.
+//   - A Recorder wraps any Stepper (the model or the stepped implementation)
+//     and writes one event per step with FromStep. Each event carries the
+//     action's script line, so Replay can re-run a trace exactly and report
+//     the first event that comes out differently, compared as Diff compares.
+//     Traces of the model leave every volatile field empty.
+//   - Scenarios are action scripts plus "quiesce" and "drain" pseudo-steps
+//     that Expand replaces with the model's own schedule, so a recorded trace
+//     lists only real actions. Each ends converged; testdata/traces holds
+//     their golden traces.
 //   - WriteHTML produces one self-contained file: inline CSS, JS and data, no
 //     network access. Event text is inserted as text, never as markup.
 package traces

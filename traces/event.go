@@ -38,6 +38,7 @@ type Event struct {
 	Action string  `json:"action"`           // lower-case token: "apply", "deliver", "reconcile", ...
 	Key    string  `json:"key,omitempty"`    // what the action is about: "myapp", "pods/myapp-7d9f-0", a node
 	Detail string  `json:"detail,omitempty"` // free text, e.g. the delivered watch event
+	Script string  `json:"script,omitempty"` // the action as one script line (model.ParseAction), for replay
 	Seen   int     `json:"seen"`             // events delivered to the actor so far
 	Writes []Write `json:"writes,omitempty"` // writes made by the action, in order
 	Err    string  `json:"error,omitempty"`  // the action's error, if any
@@ -152,8 +153,10 @@ func (e Event) problem() string {
 		return fmt.Sprintf("seen %d is negative", e.Seen)
 	case e.Rev < 0:
 		return fmt.Sprintf("rev %d is negative", e.Rev)
+	case strings.ContainsAny(e.Script, "\r\n"):
+		return "script is more than one line"
 	}
-	for _, s := range []string{e.Actor, e.Key, e.Detail, e.Err, e.Digest, e.Time} {
+	for _, s := range []string{e.Actor, e.Key, e.Detail, e.Script, e.Err, e.Digest, e.Time} {
 		if !utf8.ValidString(s) {
 			return fmt.Sprintf("invalid UTF-8 in %q", s)
 		}

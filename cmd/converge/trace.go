@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/traces"
 )
 
 func init() {
-	register(command{name: "trace", summary: "diff two recorded traces, or view one as an HTML timeline", run: runTrace})
+	register(command{name: "trace", summary: "diff or replay recorded traces, or view one as an HTML timeline", run: runTrace})
 }
 
 // traceSubcommands are listed by `converge trace --help`, in this order.
@@ -20,12 +21,14 @@ var traceSubcommands = []struct{ name, usage, summary string }{
 	{"diff", "A B [--mask FIELD]... [--json] [--context N] [--color auto|always|never]",
 		"align two traces and show the first divergence (exit 0 equal, 1 differ, 2 bad input)"},
 	{"view", "A [-o A.html]", "write a self-contained HTML swim-lane timeline of a trace"},
+	{"replay", "A [--against model]",
+		"re-run a trace's actions and name the first event that departs (exit 0 reproduced, 1 departs, 2 bad input)"},
 }
 
 func runTrace(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		traceUsage(stderr)
-		return usageError("missing subcommand (diff or view)")
+		return usageError("missing subcommand (diff, view or replay)")
 	}
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
@@ -35,6 +38,8 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		return runTraceDiff(args[1:], stdout, stderr)
 	case "view":
 		return runTraceView(args[1:], stdout, stderr)
+	case "replay":
+		return runTraceReplay(args[1:], stdout, stderr)
 	}
 	return usageError("unknown subcommand %q (see converge trace --help)", args[0])
 }
@@ -143,6 +148,37 @@ func runTraceView(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, dest)
 	return nil
+}
+
+func runTraceReplay(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("trace replay", traceSubcommands[2].usage, stderr)
+	against := fs.String("against", "model", "the cluster to replay on: model (the stepped implementation comes later)")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) != 1 {
+		return usageError("replay: want one trace file, got %d argument(s)", len(paths))
+	}
+	if *against != "model" {
+		return usageError("replay: --against must be model, got %q", *against)
+	}
+	events, err := readTrace(paths[0])
+	if err != nil {
+		return err
+	}
+	rep, err := traces.Replay(events, model.New(model.Config{}))
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("replay: %s: %w", paths[0], err)}
+	}
+	if rep.Reproduced() {
+		fmt.Fprintf(stdout, "reproduced: %d events of %s on the %s\n", rep.Steps, paths[0], *against)
+		return nil
+	}
+	d := rep.Departure
+	fmt.Fprintf(stdout, "departs at seq %d of %s on the %s (a: recorded, b: replayed)\n", d.Seq, paths[0], *against)
+	fmt.Fprintf(stdout, "  recorded  %s\n  replayed  %s\n  ^ %s\n", d.Recorded.Text(), d.Got.Text(), d.Reason)
+	return &exitError{code: 1, err: fmt.Errorf("replay departs at seq %d: %s", d.Seq, d.Reason)}
 }
 
 // readTrace reads a trace file; any failure is bad input (exit 2), and the

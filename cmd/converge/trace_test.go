@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/traces"
 	"github.com/stretchr/testify/require"
 )
@@ -137,7 +139,7 @@ func TestTraceHelpListsSubcommands(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "\n  diff ")
 	require.Contains(t, out, "\n  view ")
-	require.NotContains(t, out, "replay")
+	require.Contains(t, out, "\n  replay ")
 
 	code, out, _ = runTraceCLI("--help")
 	require.Equal(t, 0, code)
@@ -173,4 +175,44 @@ func TestTraceView(t *testing.T) {
 	require.Equal(t, 2, code)
 	code, _, _ = runTraceCLI("trace", "view")
 	require.Equal(t, 2, code)
+}
+
+func TestTraceReplay(t *testing.T) {
+	dir := t.TempDir()
+	sc, ok := traces.ScenarioNamed("seed-pod")
+	require.True(t, ok)
+	var buf bytes.Buffer
+	_, err := traces.RecordScenario(sc, model.Config{}, &buf)
+	require.NoError(t, err)
+	golden := filepath.Join(dir, "seed-pod.jsonl")
+	require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	events, err := traces.ReadFile(golden)
+	require.NoError(t, err)
+
+	code, out, errOut := runTraceCLI("trace", "replay", golden)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, fmt.Sprintf("reproduced: %d events of %s on the model\n", len(events), golden), out)
+	code, _, errOut = runTraceCLI("trace", "replay", golden, "--against", "model")
+	require.Equal(t, 0, code, errOut)
+
+	events[5].Writes = nil // the scheduler's bind, as if it had not happened
+	tampered := writeTraceFile(t, dir, "tampered.jsonl", events)
+	code, out, errOut = runTraceCLI("trace", "replay", tampered)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "departs at seq 6 of "+tampered)
+	require.Contains(t, out, "  replayed  scheduler reconcile nginx seen=")
+	require.Contains(t, out, "^ writes differ: b BIND pods/nginx [spec.nodeName] not in a")
+	require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+
+	noScript := writeTraceFile(t, dir, "noscript.jsonl", traceSample())
+	for _, args := range [][]string{
+		{"trace", "replay", noScript},
+		{"trace", "replay", golden, "--against", "impl"},
+		{"trace", "replay", filepath.Join(dir, "missing.jsonl")},
+		{"trace", "replay", golden, golden},
+	} {
+		code, _, errOut := runTraceCLI(args...)
+		require.Equal(t, 2, code, "%v: %s", args, errOut)
+		require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+	}
 }

@@ -31,7 +31,7 @@ type component struct {
 func newComponent(e *env, name string) *component {
 	c := &component{name: name, node: model.NodeOf(name), env: e, kinds: model.WatchedKinds(name), inf: map[model.Kind]*controller.Informer{}}
 	c.mem = model.NewMemory(name)
-	c.queue = controller.NewQueue(controller.QueueConfig{Clock: e.clock})
+	c.queue = e.newQueue()
 	for _, k := range c.kinds {
 		inf := controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Namespace: namespaceOf(k), Clock: e.clock})
 		inf.AddHandler(c.onEvent(k))
@@ -122,7 +122,7 @@ func (c *component) crash() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mem.Reset()
-	c.queue = controller.NewQueue(controller.QueueConfig{Clock: c.env.clock})
+	c.queue = c.env.newQueue()
 	c.broken = true
 }
 

@@ -24,9 +24,15 @@ type env struct {
 	now    func() int64
 	mutant model.Mutant
 	report func(error)
+	// stepped queues hand out retries at once; running ones back off.
+	stepped bool
 
 	mu        sync.Mutex
 	lastWrite [model.NumKinds]int64 // highest revision written per kind
+}
+
+func (e *env) newQueue() *controller.Queue {
+	return controller.NewQueue(controller.QueueConfig{Stepped: e.stepped, Clock: e.clock})
 }
 
 // noteWrite remembers that kind k changed at rev, so the stepped driver

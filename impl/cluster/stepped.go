@@ -60,7 +60,8 @@ func NewStepped(cfg SteppedConfig) (*Stepped, error) {
 	s.env = &env{
 		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
 		now: func() int64 { return s.logical }, mutant: cfg.Mutant,
-		report: func(err error) { s.errs = append(s.errs, err) },
+		report:  func(err error) { s.errs = append(s.errs, err) },
+		stepped: true,
 	}
 	s.env.nodes = newNodes(uids, func(node string) container.Runtime { return fakes.Node(node) })
 	for _, n := range model.ControlPlane {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -38,7 +39,7 @@ func (w *writer) Stopped() bool {
 // A final delete has no After; its Rev is the deletion's revision, which
 // the registry returns as the deleted object's resourceVersion.
 func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored api.Object, final bool, err error) int64 {
-	wr := model.Write{Actor: w.c.name, Verb: verb, Ref: ref, Before: before, Err: modelError(err)}
+	wr := model.Write{Actor: w.c.name, Verb: verb, Ref: ref, Before: before, Err: modelError(err, ref)}
 	if err == nil && stored != nil {
 		wr.Rev = revOf(stored)
 		if !final {
@@ -216,20 +217,23 @@ func (w *writer) DeleteRule(service string) bool {
 	return w.local(model.VerbProxyDel, "rules/"+service, nil)
 }
 
-// modelError maps API errors onto the model's, so a write fails the same
-// way in both.
-func modelError(err error) error {
+// modelError maps API errors onto the model's, worded as the model words
+// them, so a write fails the same way in both.
+func modelError(err error, ref model.Ref) error {
+	var sentinel error
 	switch {
 	case err == nil:
 		return nil
 	case api.IsNotFound(err):
-		return model.ErrNotFound
+		sentinel = model.ErrNotFound
 	case api.IsAlreadyExists(err):
-		return model.ErrAlreadyExists
+		sentinel = model.ErrAlreadyExists
 	case api.IsConflict(err) && strings.Contains(err.Error(), "not ready"):
 		return model.ErrNodeNotReady
 	case api.IsConflict(err):
-		return model.ErrConflict
+		sentinel = model.ErrConflict
+	default:
+		return err
 	}
-	return err
+	return fmt.Errorf("%w: %s", sentinel, ref)
 }

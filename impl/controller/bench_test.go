@@ -1,0 +1,62 @@
+package controller_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/converge-dev/converge/impl/api"
+
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/controller/controllertest"
+)
+
+func BenchmarkQueueAddGetDone(b *testing.B) {
+	ctx := b.Context()
+	q := controller.NewQueue(controller.QueueConfig{})
+	keys := make([]string, 64)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("ns/k%d", i)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		q.Add(keys[i%len(keys)])
+		k, _ := q.Get(ctx)
+		q.Done(k)
+	}
+}
+
+// BenchmarkSteppedDeliver measures one buffered event applied to the cache
+// with one handler and one index.
+func BenchmarkSteppedDeliver(b *testing.B) {
+	ctx := b.Context()
+	lw := controllertest.NewFakeListWatcher()
+	inf := controller.NewInformer(lw, controller.InformerConfig{Resource: "pods"})
+	inf.AddHandler(func(controller.Event, *controller.Cache) {})
+	if err := inf.AddIndexer("ns", func(o api.Object) []string {
+		return []string{o.GetObjectMeta().Namespace}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := inf.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	const batch = 1000
+	b.ResetTimer()
+	for i := 0; i < b.N; i += batch {
+		n := min(batch, b.N-i)
+		b.StopTimer()
+		for j := range n {
+			lw.Put("pods", pod("ns", fmt.Sprintf("p%d", j%100)))
+		}
+		lw.Compact() // keep the fake's history small
+		if err := inf.WaitRev(ctx, lw.Rev()); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		for range n {
+			if _, err := inf.DeliverNext(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

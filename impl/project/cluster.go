@@ -1,0 +1,342 @@
+package project
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/model"
+)
+
+func nodeToModel(n *api.Node, m model.Meta) (*model.Node, error) {
+	index, err := nodeIndex(n.Spec.PodCIDR)
+	if err != nil {
+		return nil, err
+	}
+	cpu, mem, pods, err := capacityOf(n.Status.Capacity)
+	if err != nil {
+		return nil, err
+	}
+	o := &model.Node{Meta: m, Index: index, CPU: cpu, Memory: mem, MaxPods: pods, Taints: taintsOf(n.Spec.Taints)}
+	o.Ready, o.Heartbeat, o.TransitionAt = nodeReady(&n.Status)
+	return o, nil
+}
+
+func newNode(o *model.Node) *api.Node {
+	n := &api.Node{TypeMeta: typeMeta(model.KindNode), ObjectMeta: objectMeta(model.KindNode, &o.Meta, nil)}
+	applyNode(n, o)
+	return n
+}
+
+// applyNode writes the pod range, taints, capacity and the Ready condition.
+// Allocatable is left alone: the apiserver defaults it to capacity.
+func applyNode(n *api.Node, o *model.Node) {
+	if i, err := nodeIndex(n.Spec.PodCIDR); err != nil || i != o.Index {
+		cidr := podCIDR(o.Index)
+		n.Spec.PodCIDR, n.Spec.PodCIDRs = cidr, []string{cidr}
+	}
+	applyTaints(&n.Spec, o.Taints)
+	c := n.Status.Capacity
+	cpu, mem, pods, err := capacityOf(c)
+	if err != nil || cpu != o.CPU || mem != o.Memory || pods != o.MaxPods {
+		if c == nil {
+			c = api.ResourceList{}
+			n.Status.Capacity = c
+		}
+		if err != nil || cpu != o.CPU {
+			c["cpu"] = formatMilli(o.CPU)
+		}
+		if err != nil || mem != o.Memory {
+			c["memory"] = formatMiB(o.Memory)
+		}
+		if err != nil || pods != o.MaxPods {
+			c["pods"] = strconv.Itoa(o.MaxPods)
+		}
+	}
+	if r, hb, at := nodeReady(&n.Status); r != o.Ready || hb != o.Heartbeat || at != o.TransitionAt {
+		setNodeReady(&n.Status, o)
+	}
+}
+
+// podCIDR is node number index's pod range, as model.PodIP lays them out.
+func podCIDR(index int) string { return model.PodIP(index, 0) + "/24" }
+
+// nodeIndex inverts podCIDR.
+func nodeIndex(cidr string) (int, error) {
+	bad := fmt.Errorf("%w: podCIDR %q is not a model pod range", ErrUnsupported, cidr)
+	addr, ok := strings.CutSuffix(cidr, "/24")
+	if !ok {
+		return 0, bad
+	}
+	parts := strings.Split(addr, ".")
+	if len(parts) != 4 || parts[0] != "127" || parts[3] != "0" {
+		return 0, bad
+	}
+	hi, err1 := strconv.Atoi(parts[1])
+	lo, err2 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || hi < 100 || hi > 255 || lo < 0 || lo >= 250 {
+		return 0, bad
+	}
+	i := (hi-100)*250 + lo
+	if podCIDR(i) != cidr { // rejects "0100" and other spellings
+		return 0, bad
+	}
+	return i, nil
+}
+
+// capacityOf is cpu in millicores, memory in MiB (rounded down: a node
+// cannot promise a partial MiB) and pods; 0 when absent.
+func capacityOf(c api.ResourceList) (cpu, mem, pods int, err error) {
+	if v, ok := c["cpu"]; ok {
+		m, err := api.ParseCPU(v)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("capacity.cpu: %w", err)
+		}
+		cpu = int(m)
+	}
+	if v, ok := c["memory"]; ok {
+		b, err := api.ParseMemory(v)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("capacity.memory: %w", err)
+		}
+		mem = int(b / mebibyte)
+	}
+	if v, ok := c["pods"]; ok {
+		q, err := api.ParseQuantity(v)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("capacity.pods: %w", err)
+		}
+		pods = int(q.Value())
+	}
+	return cpu, mem, pods, nil
+}
+
+// taintString is the model's spelling of a taint: "key:Effect".
+func taintString(t api.Taint) string { return t.Key + ":" + string(t.Effect) }
+
+func taintsOf(ts []api.Taint) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, taintString(t))
+	}
+	return out
+}
+
+// applyTaints rewrites the taints in the model's order, keeping the value
+// and timeAdded of a taint that stays.
+func applyTaints(s *api.NodeSpec, want []string) {
+	if slices.Equal(taintsOf(s.Taints), want) {
+		return
+	}
+	var out []api.Taint
+	for _, w := range want {
+		i := slices.IndexFunc(s.Taints, func(t api.Taint) bool { return taintString(t) == w })
+		if i >= 0 {
+			out = append(out, s.Taints[i])
+			continue
+		}
+		t := api.Taint{Key: w}
+		if j := strings.LastIndexByte(w, ':'); j >= 0 {
+			t.Key, t.Effect = w[:j], api.TaintEffect(w[j+1:])
+		}
+		out = append(out, t)
+	}
+	s.Taints = out
+}
+
+// nodeReady reads the Ready condition; the logical times are its Unix
+// seconds, 0 when unset.
+func nodeReady(s *api.NodeStatus) (ready bool, heartbeat, transition int64) {
+	for _, c := range s.Conditions {
+		if c.Type == api.NodeReady {
+			return c.Status == api.ConditionTrue, logical(c.LastHeartbeatTime), logical(c.LastTransitionTime)
+		}
+	}
+	return false, 0, 0
+}
+
+func logical(t api.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// setNodeReady writes the Ready condition. A node that stops being ready
+// goes Unknown, as the node lifecycle controller marks a silent node;
+// reason and message change only with the status.
+func setNodeReady(s *api.NodeStatus, o *model.Node) {
+	i := slices.IndexFunc(s.Conditions, func(c api.NodeCondition) bool { return c.Type == api.NodeReady })
+	if i < 0 {
+		s.Conditions = append(s.Conditions, api.NodeCondition{Type: api.NodeReady})
+		i = len(s.Conditions) - 1
+	}
+	c := &s.Conditions[i]
+	switch {
+	case o.Ready && c.Status != api.ConditionTrue:
+		c.Status, c.Reason, c.Message = api.ConditionTrue, "KubeletReady", "kubelet is posting ready status"
+	case !o.Ready && (c.Status == api.ConditionTrue || c.Status == ""):
+		c.Status, c.Reason, c.Message = api.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
+	}
+	c.LastHeartbeatTime = api.Unix(o.Heartbeat)
+	c.LastTransitionTime = api.Unix(o.TransitionAt)
+}
+
+func serviceToModel(s *api.Service, m model.Meta) *model.Service {
+	return &model.Service{Meta: m, Selector: cloneMap(s.Spec.Selector), Port: servicePort(s)}
+}
+
+func servicePort(s *api.Service) int {
+	if len(s.Spec.Ports) == 0 {
+		return 0
+	}
+	return int(s.Spec.Ports[0].Port)
+}
+
+func newService(o *model.Service) *api.Service {
+	s := &api.Service{TypeMeta: typeMeta(model.KindService), ObjectMeta: objectMeta(model.KindService, &o.Meta, nil)}
+	applyService(s, o)
+	return s
+}
+
+// applyService writes the selector and the first port. targetPort, the
+// pods' port, is not in the model: a new port targets itself, a changed
+// one keeps its target.
+func applyService(s *api.Service, o *model.Service) {
+	if !sameMap(s.Spec.Selector, o.Selector) {
+		s.Spec.Selector = cloneMap(o.Selector)
+	}
+	switch {
+	case servicePort(s) == o.Port:
+	case o.Port == 0:
+		s.Spec.Ports = nil
+	case len(s.Spec.Ports) == 0:
+		s.Spec.Ports = []api.ServicePort{{Protocol: api.ProtocolTCP, Port: i32(o.Port), TargetPort: api.FromInt32(i32(o.Port))}}
+	default:
+		s.Spec.Ports[0].Port = i32(o.Port)
+	}
+}
+
+// endpointsToModel reads the ready addresses of every subset (converge
+// writes one) and the first port.
+func endpointsToModel(e *api.Endpoints, m model.Meta) *model.Endpoints {
+	o := &model.Endpoints{Meta: m, Addresses: addressesOf(e), Port: endpointsPort(e)}
+	return o
+}
+
+func addressesOf(e *api.Endpoints) []model.Address {
+	var out []model.Address
+	for _, ss := range e.Subsets {
+		for _, a := range ss.Addresses {
+			out = append(out, model.Address{Pod: targetName(a), IP: a.IP, Node: a.NodeName})
+		}
+	}
+	return sortedAddresses(out)
+}
+
+func targetName(a api.EndpointAddress) string {
+	if a.TargetRef == nil {
+		return ""
+	}
+	return a.TargetRef.Name
+}
+
+func endpointsPort(e *api.Endpoints) int {
+	for _, ss := range e.Subsets {
+		if len(ss.Ports) > 0 {
+			return int(ss.Ports[0].Port)
+		}
+	}
+	return 0
+}
+
+// newEndpoints names the port after the Service's port, when template is
+// the Service.
+func newEndpoints(o *model.Endpoints, template api.Object) (*api.Endpoints, error) {
+	e := &api.Endpoints{TypeMeta: typeMeta(model.KindEndpoints), ObjectMeta: objectMeta(model.KindEndpoints, &o.Meta, template)}
+	port := api.EndpointPort{Protocol: api.ProtocolTCP}
+	switch t := template.(type) {
+	case nil:
+	case *api.Service:
+		if t == nil {
+			return nil, fmt.Errorf("%w: nil Service template", ErrMismatch)
+		}
+		if len(t.Spec.Ports) > 0 {
+			port.Name, port.Protocol = t.Spec.Ports[0].Name, t.Spec.Ports[0].Protocol
+		}
+	default:
+		return nil, fmt.Errorf("%w: Endpoints take a Service template, not %T", ErrMismatch, template)
+	}
+	writeEndpoints(e, o, port)
+	return e, nil
+}
+
+func applyEndpoints(e *api.Endpoints, o *model.Endpoints) {
+	if slices.Equal(addressesOf(e), sortedAddresses(o.Addresses)) && endpointsPort(e) == o.Port {
+		return
+	}
+	port := api.EndpointPort{Protocol: api.ProtocolTCP}
+	for _, ss := range e.Subsets {
+		if len(ss.Ports) > 0 {
+			port = ss.Ports[0]
+			break
+		}
+	}
+	writeEndpoints(e, o, port)
+}
+
+// writeEndpoints rebuilds the single subset: the model's addresses sorted
+// by pod, reusing an existing address's extra fields (targetRef uid,
+// hostname), the base's not-ready addresses minus the now-ready pods, and
+// one port. Kubernetes rejects a subset without addresses, so with none
+// there is no subset and the port is not recorded.
+func writeEndpoints(e *api.Endpoints, o *model.Endpoints, port api.EndpointPort) {
+	var old, notReady []api.EndpointAddress
+	for _, ss := range e.Subsets {
+		old = append(old, ss.Addresses...)
+		notReady = append(notReady, ss.NotReadyAddresses...)
+	}
+	want := sortedAddresses(o.Addresses)
+	ss := api.EndpointSubset{}
+	ready := map[string]bool{}
+	for _, a := range want {
+		ready[a.Pod] = true
+		i := slices.IndexFunc(old, func(x api.EndpointAddress) bool {
+			return targetName(x) == a.Pod && x.IP == a.IP && x.NodeName == a.Node
+		})
+		if i >= 0 {
+			ss.Addresses = append(ss.Addresses, old[i])
+			continue
+		}
+		ss.Addresses = append(ss.Addresses, api.EndpointAddress{IP: a.IP, NodeName: a.Node,
+			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: e.Namespace, Name: a.Pod}})
+	}
+	for _, a := range notReady {
+		if !ready[targetName(a)] {
+			ss.NotReadyAddresses = append(ss.NotReadyAddresses, a)
+		}
+	}
+	if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
+		e.Subsets = nil
+		return
+	}
+	if o.Port != 0 {
+		port.Port = i32(o.Port)
+		ss.Ports = []api.EndpointPort{port}
+	}
+	e.Subsets = []api.EndpointSubset{ss}
+}
+
+// sortedAddresses copies as sorted by pod name, nil when empty, as
+// ToModel returns them.
+func sortedAddresses(as []model.Address) []model.Address {
+	if len(as) == 0 {
+		return nil
+	}
+	out := slices.Clone(as)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
+	return out
+}

@@ -1,0 +1,221 @@
+package project
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/model"
+)
+
+const mebibyte = 1 << 20
+
+func podToModel(p *api.Pod, m model.Meta) (*model.Pod, error) {
+	cpu, mem, err := requestsOf(&p.Spec)
+	if err != nil {
+		return nil, err
+	}
+	o := &model.Pod{
+		Meta:         m,
+		Image:        imageOf(&p.Spec),
+		NodeSelector: cloneMap(p.Spec.NodeSelector),
+		CPU:          cpu,
+		Memory:       mem,
+		NodeName:     p.Spec.NodeName,
+		Phase:        phaseOf(p.Status.Phase),
+		Ready:        podReady(&p.Status),
+		PodIP:        p.Status.PodIP,
+	}
+	if cs := containerStatusOf(p); cs != nil {
+		o.Restarts = int(cs.RestartCount)
+	}
+	return o, nil
+}
+
+// newPod stamps a Pod from the pod template of its ReplicaSet (or
+// Deployment), keeping what the model does not carry: container names,
+// ports, env, probes, limits, template annotations. Requests are always
+// written, from the model (its decisions assume them).
+func newPod(o *model.Pod, template api.Object) (*api.Pod, error) {
+	t, err := podTemplateOf(template, o.Image)
+	if err != nil {
+		return nil, err
+	}
+	p := &api.Pod{
+		TypeMeta:   typeMeta(model.KindPod),
+		ObjectMeta: objectMeta(model.KindPod, &o.Meta, template),
+		Spec:       t.Spec,
+	}
+	p.Annotations = t.Annotations
+	c := firstContainer(&p.Spec, o.Image)
+	c.Resources.Requests = maps.Clone(c.Resources.Requests)
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = api.ResourceList{}
+	}
+	c.Resources.Requests["cpu"] = formatMilli(o.CPU)
+	c.Resources.Requests["memory"] = formatMiB(o.Memory)
+	applyPod(p, o)
+	return p, nil
+}
+
+// applyPod writes the spec fields the model carries and the status a
+// kubelet reports: phase, the Ready and ContainersReady conditions,
+// podIP/podIPs and the first container's status.
+func applyPod(p *api.Pod, o *model.Pod) {
+	setImage(&p.Spec, o.Image)
+	if !sameMap(p.Spec.NodeSelector, o.NodeSelector) {
+		p.Spec.NodeSelector = cloneMap(o.NodeSelector)
+	}
+	cpu, mem, err := requestsOf(&p.Spec)
+	if err != nil || cpu != o.CPU {
+		setRequest(&p.Spec, o.Image, "cpu", formatMilli(o.CPU))
+	}
+	if err != nil || mem != o.Memory {
+		setRequest(&p.Spec, o.Image, "memory", formatMiB(o.Memory))
+	}
+	if p.Spec.NodeName != o.NodeName {
+		p.Spec.NodeName = o.NodeName
+	}
+	if phaseOf(p.Status.Phase) != phaseOf(api.PodPhase(o.Phase)) {
+		p.Status.Phase = api.PodPhase(o.Phase)
+	}
+	if podReady(&p.Status) != o.Ready {
+		setPodCondition(&p.Status, api.PodReady, o.Ready)
+		setPodCondition(&p.Status, api.ContainersReady, o.Ready)
+	}
+	if p.Status.PodIP != o.PodIP {
+		p.Status.PodIP = o.PodIP
+		p.Status.PodIPs = nil
+		if o.PodIP != "" {
+			p.Status.PodIPs = []api.PodIP{{IP: o.PodIP}}
+		}
+	}
+	applyContainerStatus(p, o)
+}
+
+// applyContainerStatus keeps the first container's status in line with the
+// model: ready, restart count, and running once the pod runs. A pod that
+// has not started gets no status entry.
+func applyContainerStatus(p *api.Pod, o *model.Pod) {
+	cs := containerStatusOf(p)
+	running := o.Phase == model.PhaseRunning
+	if cs == nil {
+		if !running && !o.Ready && o.Restarts == 0 {
+			return
+		}
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses,
+			api.ContainerStatus{Name: firstContainer(&p.Spec, o.Image).Name, Image: o.Image})
+		cs = &p.Status.ContainerStatuses[len(p.Status.ContainerStatuses)-1]
+	}
+	if cs.Ready != o.Ready {
+		cs.Ready = o.Ready
+	}
+	if int(cs.RestartCount) != o.Restarts {
+		cs.RestartCount = i32(o.Restarts)
+		cs.Image = o.Image
+	}
+	if running && cs.State.Running == nil {
+		cs.State = api.ContainerState{Running: &api.ContainerStateRunning{}}
+	}
+	if running && (cs.Started == nil || !*cs.Started) {
+		cs.Started = ptr(true)
+	}
+}
+
+// containerStatusOf is the status of the first container: by name, or the
+// first entry when no name matches.
+func containerStatusOf(p *api.Pod) *api.ContainerStatus {
+	st := p.Status.ContainerStatuses
+	if len(st) == 0 {
+		return nil
+	}
+	if len(p.Spec.Containers) > 0 {
+		for i := range st {
+			if st[i].Name == p.Spec.Containers[0].Name {
+				return &st[i]
+			}
+		}
+	}
+	return &st[0]
+}
+
+// phaseOf is the model's phase: Pending when the kubelet has not said.
+func phaseOf(p api.PodPhase) string {
+	if p == "" {
+		return model.PhasePending
+	}
+	return string(p)
+}
+
+func podReady(s *api.PodStatus) bool {
+	for _, c := range s.Conditions {
+		if c.Type == api.PodReady {
+			return c.Status == api.ConditionTrue
+		}
+	}
+	return false
+}
+
+// setPodCondition sets a condition's status. The transition time is not
+// known without a clock, so a changed condition carries none rather than a
+// stale one.
+func setPodCondition(s *api.PodStatus, typ string, ok bool) {
+	status := api.ConditionFalse
+	if ok {
+		status = api.ConditionTrue
+	}
+	for i := range s.Conditions {
+		if c := &s.Conditions[i]; c.Type == typ {
+			if c.Status != status {
+				c.Status, c.LastTransitionTime, c.Reason, c.Message = status, api.Time{}, "", ""
+			}
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, api.PodCondition{Type: typ, Status: status})
+}
+
+// requestsOf is the first container's cpu (millicores) and memory (MiB,
+// rounded up) requests, with the model's defaults when absent.
+func requestsOf(s *api.PodSpec) (cpu, mem int, err error) {
+	cpu, mem = model.DefaultPodCPU, model.DefaultPodMemory
+	if len(s.Containers) == 0 {
+		return cpu, mem, nil
+	}
+	req := s.Containers[0].Resources.Requests
+	if v, ok := req["cpu"]; ok {
+		m, err := api.ParseCPU(v)
+		if err != nil {
+			return 0, 0, fmt.Errorf("requests.cpu: %w", err)
+		}
+		cpu = int(m)
+	}
+	if v, ok := req["memory"]; ok {
+		b, err := api.ParseMemory(v)
+		if err != nil {
+			return 0, 0, fmt.Errorf("requests.memory: %w", err)
+		}
+		mem = int((b + mebibyte - 1) / mebibyte)
+	}
+	return cpu, mem, nil
+}
+
+func setRequest(s *api.PodSpec, image, name, value string) {
+	c := firstContainer(s, image)
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = api.ResourceList{}
+	}
+	c.Resources.Requests[name] = value
+}
+
+// formatMilli writes millicores: whole cores without a suffix ("4"),
+// otherwise with "m" ("100m").
+func formatMilli(m int) string {
+	if m != 0 && m%1000 == 0 {
+		return strconv.Itoa(m / 1000)
+	}
+	return strconv.Itoa(m) + "m"
+}
+
+func formatMiB(n int) string { return strconv.Itoa(n) + "Mi" }

@@ -1,0 +1,47 @@
+package registry_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/converge-dev/converge/impl/api"
+)
+
+func TestBind(t *testing.T) {
+	r, ctx := newRegistry(t)
+	mustCreate(t, ctx, r, node("ready", api.ConditionTrue))
+	mustCreate(t, ctx, r, node("sick", api.ConditionFalse))
+	p := mustCreate(t, ctx, r, pod("p", nil))
+	before := rev(t, ctx, r)
+
+	for _, target := range []string{"sick", "absent"} {
+		_, err := r.Bind(ctx, "default", "p", target, "")
+		wantReason(t, err, api.StatusReasonConflict, 409)
+		if !strings.Contains(err.Error(), "missing or not ready") {
+			t.Fatalf("bind to %s: %v", target, err)
+		}
+	}
+	_, err := r.Bind(ctx, "default", "ghost", "ready", "")
+	wantReason(t, err, api.StatusReasonNotFound, 404)
+	_, err = r.Bind(ctx, "default", "p", "ready", "1")
+	wantReason(t, err, api.StatusReasonConflict, 409)
+	_, err = r.Bind(ctx, "default", "p", "", "")
+	wantReason(t, err, api.StatusReasonInvalid, 422)
+	if after := rev(t, ctx, r); after != before {
+		t.Fatalf("revision moved %d -> %d on refused binds", before, after)
+	}
+
+	out, err := r.Bind(ctx, "", "p", "ready", p.ResourceVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out.(*api.Pod)
+	if b.Spec.NodeName != "ready" || b.ResourceVersion == p.ResourceVersion || b.Status.HostIP != "" {
+		t.Fatalf("bound pod: node %q rv %q hostIP %q", b.Spec.NodeName, b.ResourceVersion, b.Status.HostIP)
+	}
+	_, err = r.Bind(ctx, "default", "p", "ready", "")
+	wantReason(t, err, api.StatusReasonConflict, 409)
+	if !strings.Contains(err.Error(), "already assigned") {
+		t.Fatalf("second bind: %v", err)
+	}
+}

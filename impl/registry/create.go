@@ -1,0 +1,100 @@
+package registry
+
+import (
+	"context"
+	"errors"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// implicitNamespaces may hold objects without a Namespace object, so a
+// fresh cluster works before anyone creates namespaces.
+var implicitNamespaces = map[string]bool{api.DefaultNamespace: true, "kube-system": true}
+
+// Create stores a new object and returns it as stored.
+func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	info, err := infoOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	obj = api.DeepCopy(obj)
+	api.Default(obj)
+	m := obj.GetObjectMeta()
+	if m.ResourceVersion != "" {
+		return nil, api.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	if err := api.Validate(obj); err != nil {
+		return nil, err
+	}
+	if info.Namespaced {
+		if err := r.namespaceExists(ctx, m.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	uid, err := newUID()
+	if err != nil {
+		return nil, err
+	}
+	m.UID = uid
+	m.CreationTimestamp = api.NewTime(r.clock())
+	m.Generation = 1
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
+	resetStatusOnCreate(obj)
+
+	if m.Name == "" {
+		return r.createGenerated(ctx, info, obj)
+	}
+	value, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := r.store.Create(ctx, store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}, value)
+	if err != nil {
+		return nil, storeError(ctx, err, info.GroupResource(), m.Name)
+	}
+	m.ResourceVersion = formatRV(rev)
+	return obj, nil
+}
+
+// createGenerated names obj through the store's generateName counter. The
+// full name is validated per candidate: a long prefix plus the counter may
+// exceed the kind's name length.
+func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, obj api.Object) (api.Object, error) {
+	m := obj.GetObjectMeta()
+	render := func(name string) ([]byte, error) {
+		cand := api.DeepCopy(obj)
+		cand.GetObjectMeta().Name = name
+		if err := api.Validate(cand); err != nil {
+			return nil, err
+		}
+		return encode(cand)
+	}
+	so, err := r.store.CreateGenerated(ctx, info.Resource, m.Namespace, m.GenerateName, render)
+	if err != nil {
+		var se *api.StatusError
+		if errors.As(err, &se) {
+			return nil, se
+		}
+		return nil, storeError(ctx, err, info.GroupResource(), m.GenerateName)
+	}
+	m.Name = so.Key.Name
+	m.ResourceVersion = formatRV(so.Rev)
+	return obj, nil
+}
+
+// namespaceExists admits objects into implicit namespaces and into those
+// that exist as Namespace objects.
+func (r *Registry) namespaceExists(ctx context.Context, namespace string) error {
+	if implicitNamespaces[namespace] {
+		return nil
+	}
+	_, err := r.store.Get(ctx, store.Key{Resource: "namespaces", Name: namespace})
+	if errors.Is(err, store.ErrNotFound) {
+		return api.NewNotFound(api.GroupResource{Resource: "namespaces"}, namespace)
+	}
+	if err != nil {
+		return storeError(ctx, err, api.GroupResource{Resource: "namespaces"}, namespace)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// Delete deletes an object, or only marks it when it is a pod a kubelet may
+// be running, and returns the deleted or marked object.
+func (r *Registry) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
+	info, namespace, err := objectScope(resource, namespace)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDeleteOptions(opts); err != nil {
+		return nil, err
+	}
+	var wantRV int64
+	var wantUID string
+	if p := opts.Preconditions; p != nil {
+		if p.ResourceVersion != nil {
+			if wantRV, err = parseRV(*p.ResourceVersion); err != nil {
+				return nil, err
+			}
+		}
+		if p.UID != nil {
+			wantUID = *p.UID
+		}
+	}
+	gr := info.GroupResource()
+	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
+	force := opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds == 0
+	for {
+		old, rev, err := r.get(ctx, info, namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		if m := old.GetObjectMeta(); wantUID != "" && m.UID != wantUID {
+			return nil, preconditionFailed(gr, name, "UID", wantUID, m.UID)
+		}
+		if wantRV != 0 && wantRV != rev {
+			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
+		}
+		var out api.Object
+		if graceful, gerr := r.needsGracefulDelete(ctx, old); gerr != nil {
+			return nil, gerr
+		} else if graceful && !force {
+			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds)
+		} else {
+			out, err = r.remove(ctx, key, rev)
+		}
+		if errors.Is(err, errRetry) && wantRV == 0 {
+			continue
+		}
+		if errors.Is(err, errRetry) {
+			return nil, api.NewOptimisticLockConflict(gr, name)
+		}
+		if err != nil {
+			return nil, storeError(ctx, err, gr, name)
+		}
+		return out, nil
+	}
+}
+
+// markDeleting starts a graceful deletion; a pod already terminating is
+// returned as it is, with nothing written (the model writes nothing either).
+func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Object, rev int64, grace *int64) (api.Object, error) {
+	m := old.GetObjectMeta()
+	if m.DeletionTimestamp != nil {
+		return old, nil
+	}
+	secs := int64(api.DefaultTerminationGracePeriodSeconds)
+	if grace != nil {
+		secs = *grace
+	} else if p, ok := old.(*api.Pod); ok && p.Spec.TerminationGracePeriodSeconds != nil {
+		secs = *p.Spec.TerminationGracePeriodSeconds
+	}
+	now := api.NewTime(r.clock())
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &now, &secs
+	value, err := encode(old)
+	if err != nil {
+		return nil, err
+	}
+	newRev, err := r.store.Update(ctx, key, value, rev)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, errRetry
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.ResourceVersion = formatRV(newRev)
+	return old, nil
+}
+
+// remove deletes for good with a CAS on the revision read, and returns the
+// last value at the deletion's revision, as a DELETED watch event has it.
+func (r *Registry) remove(ctx context.Context, key store.Key, rev int64) (api.Object, error) {
+	so, err := r.store.Delete(ctx, key, rev)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, errRetry
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(key.Resource, so.Value, so.Rev)
+}
+
+// needsGracefulDelete mirrors the model: a pod bound to a node that exists
+// may be running there, so its kubelet must stop it and delete it.
+func (r *Registry) needsGracefulDelete(ctx context.Context, obj api.Object) (bool, error) {
+	p, ok := obj.(*api.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return false, nil
+	}
+	_, err := r.store.Get(ctx, store.Key{Resource: "nodes", Name: p.Spec.NodeName})
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, storeError(ctx, err, api.GroupResource{Resource: "nodes"}, p.Spec.NodeName)
+	}
+	return true, nil
+}
+
+// checkDeleteOptions rejects what the registry does not implement rather
+// than silently doing something else.
+func checkDeleteOptions(o api.DeleteOptions) error {
+	if o.GracePeriodSeconds != nil && *o.GracePeriodSeconds < 0 {
+		return api.NewBadRequest(fmt.Sprintf("gracePeriodSeconds must not be negative, got %d", *o.GracePeriodSeconds))
+	}
+	if o.OrphanDependents != nil && *o.OrphanDependents {
+		return api.NewBadRequest("orphanDependents is not supported yet")
+	}
+	if len(o.DryRun) > 0 {
+		return api.NewBadRequest("dryRun is not supported yet")
+	}
+	if o.PropagationPolicy == nil {
+		return nil
+	}
+	switch p := *o.PropagationPolicy; p {
+	case api.DeletePropagationBackground:
+		return nil
+	case api.DeletePropagationOrphan, api.DeletePropagationForeground:
+		return api.NewBadRequest(fmt.Sprintf("propagationPolicy %s is not supported yet", p))
+	default:
+		return api.NewBadRequest(fmt.Sprintf("unknown propagationPolicy %q: must be Orphan, Background or Foreground", p))
+	}
+}

@@ -1,0 +1,73 @@
+// Package registry gives converge's store Kubernetes apiserver semantics:
+// defaulting, validation, system metadata, optimistic concurrency, the
+// status and binding subresources, graceful pod deletion, selectors and
+// watches. It is written to agree with the model's store (model/store.go,
+// model/tx.go) write for write, so that the stepped implementation and the
+// model stay in lockstep. Every error it returns is, or wraps, an
+// *api.StatusError with Kubernetes' reason and code.
+//
+// Guarantees:
+//   - A call that fails writes nothing, and objects returned never share
+//     memory with the caller's input or with each other. Inputs are never
+//     mutated. Every returned object carries its resourceVersion, the etcd
+//     mod revision as a decimal string.
+//   - Create is create-if-absent (409 AlreadyExists). With an empty name and
+//     a metadata.generateName it names the object generateName+N from a
+//     per-(resource, namespace, generateName) counter (store.CreateGenerated),
+//     so names are deterministic and never reused. It sets uid (random),
+//     creationTimestamp (Config.Clock) and generation 1, clears
+//     deletionTimestamp, and rejects a set resourceVersion (400). As in
+//     Kubernetes, a create takes no status for kinds whose status is written
+//     through the status subresource: a Pod starts with phase Pending;
+//     Deployments, ReplicaSets and Services start with an empty status. Nodes
+//     and Namespaces keep the status they are created with.
+//   - Namespaced objects with namespace "" go to "default". Objects may be
+//     created in "default" and "kube-system" without a Namespace object;
+//     any other namespace must exist as a Namespace (404 NotFound
+//     otherwise). Deleting a Namespace does not delete what is in it.
+//   - Update is a compare-and-swap when metadata.resourceVersion is set (409
+//     Conflict if stale) and last-write-wins when it is "". It never creates
+//     (404). uid, creationTimestamp, generateName, deletionTimestamp and
+//     deletionGracePeriodSeconds are kept from the stored object. generation
+//     is 1 at create and goes up by one on an update whose spec (compared as
+//     JSON, after defaulting) changed; never on a status update. Kinds with
+//     no spec (Endpoints) keep generation 1.
+//   - Unlike Kubernetes, and like the model, an update that changes nothing
+//     still writes: it gets a new resourceVersion and watchers see MODIFIED.
+//   - Status subresource (every kind whose resource table entry lists
+//     "status": deployments, replicasets, pods, nodes, services, namespaces):
+//     Update keeps the stored status, and UpdateStatus takes only the status
+//     (spec and metadata come from the stored object; resourceVersion is
+//     still a precondition). UpdateStatus on other kinds is 405.
+//   - Delete removes at once, except a Pod bound to a Node that exists, which
+//     is deleted gracefully: deletionTimestamp (Clock) and
+//     deletionGracePeriodSeconds (the option, else the pod's
+//     terminationGracePeriodSeconds) are set and the pod stays. Deleting a pod
+//     that is already terminating writes nothing and returns it.
+//     gracePeriodSeconds=0 removes at once whatever the state. Preconditions
+//     (uid, resourceVersion) fail with 409 Conflict. An immediately deleted
+//     object is returned with the deletion's revision as its resourceVersion.
+//     propagationPolicy Background (the default) is accepted; Orphan,
+//     Foreground, orphanDependents=true and dryRun are not supported yet (400).
+//     Finalizers are stored but not honoured.
+//   - Bind checks, in the model's order: the node exists and its Ready
+//     condition is "True" (else 409 Conflict "node ... missing or not ready",
+//     the model's ErrNodeNotReady), the pod exists (404), the pod is not
+//     bound yet (409), the resourceVersion precondition if given (409). It
+//     sets spec.nodeName in one compare-and-swap on the pod. The node check
+//     is a read before that write, not part of it.
+//   - List returns one consistent snapshot with its revision in
+//     metadata.resourceVersion. Label selectors and the field selectors
+//     metadata.name, metadata.namespace and (pods) spec.nodeName filter it;
+//     Limit and Continue page it, and a page is filled up to Limit with
+//     matching objects. A compacted revision is 410 Expired.
+//   - Watch delivers every change after resourceVersion in revision order,
+//     as ADDED, MODIFIED or DELETED with a decoded object whose
+//     resourceVersion is the event's revision (the deletion revision for
+//     DELETED). resourceVersion "" or "0" first sends the current objects as
+//     ADDED, as Kubernetes does. A compacted history ends the stream with one
+//     ERROR event whose Err is 410 Expired; any other failure ends it with an
+//     ERROR event too. Cancelling ctx closes the channel.
+//   - A cancelled or expired ctx fails a call with an error that is both a
+//     504 Timeout StatusError and, through errors.Is, the context's error.
+package registry

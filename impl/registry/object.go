@@ -1,0 +1,112 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/converge-dev/converge/impl/api"
+)
+
+// encode renders obj as its stored value. The resourceVersion is not
+// stored: it is the key's mod revision, set again by decode.
+func encode(obj api.Object) ([]byte, error) {
+	m := obj.GetObjectMeta()
+	rv := m.ResourceVersion
+	m.ResourceVersion = ""
+	b, err := api.Marshal(obj)
+	m.ResourceVersion = rv
+	if err != nil {
+		return nil, api.NewInternalError(fmt.Errorf("registry: encode %T: %w", obj, err))
+	}
+	return b, nil
+}
+
+// decode reads a stored value of resource. It is not strict: the values
+// were written by encode.
+func decode(resource string, value []byte, rev int64) (api.Object, error) {
+	obj, err := api.New(resource)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	tm := *obj.GetTypeMeta()
+	if err := json.Unmarshal(value, obj); err != nil {
+		return nil, api.NewInternalError(fmt.Errorf("registry: decode stored %s: %w", resource, err))
+	}
+	*obj.GetTypeMeta() = tm
+	obj.GetObjectMeta().ResourceVersion = formatRV(rev)
+	return obj, nil
+}
+
+// field is the exported struct field name of obj ("Spec", "Status"), or
+// an invalid Value when the kind has none.
+func field(obj api.Object, name string) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName(name)
+}
+
+// specChanged compares the specs as JSON, so that nil and empty
+// collections are equal, as Kubernetes' semantic equality has it.
+func specChanged(old, obj api.Object) bool {
+	a, b := field(old, "Spec"), field(obj, "Spec")
+	if !a.IsValid() || !b.IsValid() {
+		return false
+	}
+	ja, errA := json.Marshal(a.Interface())
+	jb, errB := json.Marshal(b.Interface())
+	return errA != nil || errB != nil || !bytes.Equal(ja, jb)
+}
+
+// copyStatus sets dst's status to a deep copy of src's (same kind).
+func copyStatus(dst, src api.Object) {
+	d, s := field(dst, "Status"), field(src, "Status")
+	if d.IsValid() && s.IsValid() && d.CanSet() && d.Type() == s.Type() {
+		d.Set(reflect.ValueOf(api.DeepCopy(s.Interface())))
+	}
+}
+
+// hasStatusSubresource: the kind's status is written only through
+// UpdateStatus.
+func hasStatusSubresource(info api.ResourceInfo) bool {
+	_, ok := info.Subresource("status")
+	return ok
+}
+
+// resetStatusOnCreate drops the status a client sent with a create, as
+// Kubernetes' strategies do: status is the controllers' and kubelets' to
+// write. Nodes (registered by their kubelet with their status) and
+// Namespaces (phase Active) keep theirs.
+func resetStatusOnCreate(obj api.Object) {
+	switch o := obj.(type) {
+	case *api.Pod:
+		o.Status = api.PodStatus{Phase: api.PodPending}
+	case *api.Deployment:
+		o.Status = api.DeploymentStatus{}
+	case *api.ReplicaSet:
+		o.Status = api.ReplicaSetStatus{}
+	case *api.Service:
+		o.Status = api.ServiceStatus{}
+	}
+}
+
+// newUID is a random RFC 4122 version 4 UUID. uids are masked by the
+// projection, so they need only be unique.
+func newUID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", api.NewInternalError(fmt.Errorf("registry: uid: %w", err))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:]), nil
+}
+
+func isNil(obj api.Object) bool {
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}

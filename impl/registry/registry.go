@@ -1,0 +1,138 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// Config configures a Registry.
+type Config struct {
+	// Store holds the objects. Required.
+	Store *store.Store
+	// Clock stamps creationTimestamp and deletionTimestamp. nil means
+	// time.Now; the stepped driver passes a logical clock.
+	Clock func() time.Time
+}
+
+// Registry serves the API's verbs over a store.
+type Registry struct {
+	store *store.Store
+	clock func() time.Time
+}
+
+// New returns a Registry over cfg.Store.
+func New(cfg Config) *Registry {
+	clock := cfg.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Registry{store: cfg.Store, clock: clock}
+}
+
+// Get returns the object resource/namespace/name.
+func (r *Registry) Get(ctx context.Context, resource, namespace, name string) (api.Object, error) {
+	info, namespace, err := objectScope(resource, namespace)
+	if err != nil {
+		return nil, err
+	}
+	obj, _, err := r.get(ctx, info, namespace, name)
+	return obj, err
+}
+
+// Rev is the store's current revision.
+func (r *Registry) Rev(ctx context.Context) (int64, error) {
+	rev, err := r.store.Rev(ctx)
+	if err != nil {
+		return 0, storeError(ctx, err, api.GroupResource{}, "")
+	}
+	return rev, nil
+}
+
+// get reads and decodes one object; rev is its mod revision, the CAS
+// precondition of a read-modify-write.
+func (r *Registry) get(ctx context.Context, info api.ResourceInfo, namespace, name string) (api.Object, int64, error) {
+	if name == "" {
+		return nil, 0, api.NewBadRequest(fmt.Sprintf("registry: %s: name is required", info.Resource))
+	}
+	so, err := r.store.Get(ctx, store.Key{Resource: info.Resource, Namespace: namespace, Name: name})
+	if err != nil {
+		return nil, 0, storeError(ctx, err, info.GroupResource(), name)
+	}
+	obj, err := decode(info.Resource, so.Value, so.Rev)
+	if err != nil {
+		return nil, 0, err
+	}
+	return obj, so.Rev, nil
+}
+
+// lookup finds the table entry of a stored resource.
+func lookup(resource string) (api.ResourceInfo, error) {
+	info, ok := api.LookupResource(resource)
+	if !ok || info.ListKind == "" {
+		return api.ResourceInfo{}, api.NewNotFound(api.GroupResource{Resource: resource}, "")
+	}
+	return info, nil
+}
+
+// objectScope resolves the namespace of one object of resource: namespaced
+// kinds default to "default", cluster-scoped kinds take none.
+func objectScope(resource, namespace string) (api.ResourceInfo, string, error) {
+	info, err := lookup(resource)
+	if err != nil {
+		return info, "", err
+	}
+	if !info.Namespaced {
+		if namespace != "" {
+			return info, "", api.NewBadRequest(fmt.Sprintf("registry: %s is not namespaced, but namespace %q was given", resource, namespace))
+		}
+		return info, "", nil
+	}
+	if namespace == "" {
+		namespace = api.DefaultNamespace
+	}
+	return info, namespace, nil
+}
+
+// collectionScope resolves the namespace of a list or watch: "" means every
+// namespace.
+func collectionScope(resource, namespace string) (api.ResourceInfo, error) {
+	info, err := lookup(resource)
+	if err != nil {
+		return info, err
+	}
+	if !info.Namespaced && namespace != "" {
+		return info, api.NewBadRequest(fmt.Sprintf("registry: %s is not namespaced, but namespace %q was given", resource, namespace))
+	}
+	return info, nil
+}
+
+// infoOf finds the resource of an object given to a write.
+func infoOf(obj api.Object) (api.ResourceInfo, error) {
+	if obj == nil || isNil(obj) {
+		return api.ResourceInfo{}, api.NewBadRequest("registry: no object given")
+	}
+	info, ok := api.ResourceFor(obj)
+	if !ok || info.ListKind == "" {
+		return api.ResourceInfo{}, api.NewBadRequest(fmt.Sprintf("registry: %T is not a stored kind", obj))
+	}
+	return info, nil
+}
+
+// parseRV reads a resourceVersion; "" is 0 (no precondition).
+func parseRV(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, api.NewBadRequest(fmt.Sprintf("registry: invalid resourceVersion %q: must be a positive decimal integer", rv))
+	}
+	return n, nil
+}
+
+func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }

@@ -1,0 +1,102 @@
+package registry
+
+import (
+	"context"
+	"errors"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// Update replaces an object's spec and metadata; see the package doc for
+// what it keeps from the stored object.
+func (r *Registry) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	return r.update(ctx, obj, false)
+}
+
+// UpdateStatus replaces an object's status through the status subresource.
+func (r *Registry) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	return r.update(ctx, obj, true)
+}
+
+// update is a read-modify-write with a CAS on the revision read. With no
+// resourceVersion precondition a lost race is retried from a fresh read, so
+// the write is last-write-wins yet never loses a concurrent status (or spec)
+// write it was meant to keep.
+func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.Object, error) {
+	info, err := infoOf(in)
+	if err != nil {
+		return nil, err
+	}
+	if status && !hasStatusSubresource(info) {
+		return nil, api.NewMethodNotSupported(info.GroupResource(), "update status")
+	}
+	in = api.DeepCopy(in)
+	api.Default(in)
+	m := in.GetObjectMeta()
+	if _, _, err := objectScope(info.Resource, m.Namespace); err != nil {
+		return nil, err
+	}
+	want, err := parseRV(m.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
+	for {
+		old, rev, err := r.get(ctx, info, m.Namespace, m.Name)
+		if err != nil {
+			return nil, err
+		}
+		if want != 0 && want != rev {
+			return nil, api.NewOptimisticLockConflict(info.GroupResource(), m.Name)
+		}
+		next := mergeUpdate(info, old, in, status)
+		if err := api.ValidateUpdate(old, next); err != nil {
+			return nil, err
+		}
+		value, err := encode(next)
+		if err != nil {
+			return nil, err
+		}
+		newRev, err := r.store.Update(ctx, key, value, rev)
+		if want == 0 && errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
+		}
+		next.GetObjectMeta().ResourceVersion = formatRV(newRev)
+		return next, nil
+	}
+}
+
+// mergeUpdate builds the object to store from the stored one and the
+// client's. It leaves both untouched.
+func mergeUpdate(info api.ResourceInfo, old, in api.Object, status bool) api.Object {
+	if status {
+		next := api.DeepCopy(old)
+		copyStatus(next, in)
+		return next
+	}
+	next := api.DeepCopy(in)
+	nm, om := next.GetObjectMeta(), old.GetObjectMeta()
+	// uid and creationTimestamp left empty mean "not sent"; sent ones are
+	// checked against the stored ones by ValidateUpdate.
+	if nm.UID == "" {
+		nm.UID = om.UID
+	}
+	if nm.CreationTimestamp.IsZero() {
+		nm.CreationTimestamp = om.CreationTimestamp
+	}
+	nm.GenerateName = om.GenerateName
+	nm.DeletionTimestamp = api.DeepCopy(om.DeletionTimestamp)
+	nm.DeletionGracePeriodSeconds = api.DeepCopy(om.DeletionGracePeriodSeconds)
+	nm.Generation = om.Generation
+	if specChanged(old, next) {
+		nm.Generation++
+	}
+	if hasStatusSubresource(info) {
+		copyStatus(next, old)
+	}
+	return next
+}

@@ -1,0 +1,102 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// Watch event types, as Kubernetes names them on the wire.
+const (
+	EventAdded    = string(api.EventAdded)
+	EventModified = string(api.EventModified)
+	EventDeleted  = string(api.EventDeleted)
+	EventError    = string(api.EventError)
+)
+
+// Event is one change seen by Watch. Object is a fresh decoded object whose
+// resourceVersion is Rev: the change's revision (the deletion's for
+// DELETED; the object's own for the initial ADDED events of a watch from
+// ""). An ERROR event carries Err (a *api.StatusError; 410 Expired when the
+// history was compacted) and no Object, and is the last on its channel.
+type Event struct {
+	Type   string
+	Object api.Object
+	Rev    int64
+	Err    error
+}
+
+// Watch streams the changes to resource in namespace ("" = all namespaces)
+// after resourceVersion. The channel closes after an ERROR event or when
+// ctx is cancelled; cancel ctx to stop watching.
+func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan Event, error) {
+	info, err := collectionScope(resource, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var from int64
+	var initial []api.Object
+	if resourceVersion == "" || resourceVersion == "0" {
+		list, err := r.List(ctx, resource, namespace, ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		initial = list.GetItems()
+		from, _ = parseRV(list.GetListMeta().ResourceVersion)
+	} else if from, err = parseRV(resourceVersion); err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	src := r.store.Watch(wctx, resource, namespace, from)
+	out := make(chan Event)
+	go func() {
+		defer close(out)
+		defer cancel()
+		send := func(ev Event) bool {
+			select {
+			case out <- ev:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, obj := range initial {
+			rev, _ := parseRV(obj.GetObjectMeta().ResourceVersion)
+			if !send(Event{Type: EventAdded, Object: obj, Rev: rev}) {
+				return
+			}
+		}
+		for sev := range src {
+			ev := translate(ctx, info, sev)
+			if !send(ev) || ev.Type == EventError {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// translate decodes one store event.
+func translate(ctx context.Context, info api.ResourceInfo, sev store.Event) Event {
+	if sev.Err != nil {
+		return Event{Type: EventError, Err: storeError(ctx, sev.Err, info.GroupResource(), "")}
+	}
+	o := sev.Object
+	var obj api.Object
+	var err error
+	if len(o.Value) == 0 && sev.Type == store.Deleted {
+		// etcd had no previous value to give: name the object at least.
+		obj, err = api.New(info.Resource)
+		if err == nil {
+			m := obj.GetObjectMeta()
+			m.Name, m.Namespace, m.ResourceVersion = o.Key.Name, o.Key.Namespace, formatRV(o.Rev)
+		}
+	} else {
+		obj, err = decode(info.Resource, o.Value, o.Rev)
+	}
+	if err != nil {
+		return Event{Type: EventError, Err: storeError(ctx, err, info.GroupResource(), o.Key.Name)}
+	}
+	return Event{Type: string(sev.Type), Object: obj, Rev: o.Rev}
+}

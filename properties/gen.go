@@ -1,0 +1,64 @@
+package properties
+
+import (
+	"pgregory.net/rapid"
+
+	"github.com/converge-dev/converge/model"
+)
+
+// Small pools keep collisions (same names, same nodes) frequent.
+var (
+	DeploymentNames = []string{"web", "api"}
+	ImageNames      = []string{"nginx:1", "nginx:2", "nginx:3"}
+	NodeNames       = []string{"node-1", "node-2", "node-3"}
+)
+
+// DrawUser draws one user action.
+func DrawUser(t *rapid.T, st *model.State) model.Action {
+	d := rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")
+	switch rapid.IntRange(0, 9).Draw(t, "user") {
+	case 0, 1:
+		return model.Action{Op: model.OpApply, Key: d, N: rapid.IntRange(0, 4).Draw(t, "replicas"), Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
+	case 2:
+		return model.Action{Op: model.OpScale, Key: d, N: rapid.IntRange(0, 4).Draw(t, "replicas")}
+	case 3:
+		return model.Action{Op: model.OpSetImage, Key: d, Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
+	case 4:
+		return model.Action{Op: model.OpDelete, Kind: rapid.SampledFrom([]model.Kind{model.KindDeployment, model.KindService}).Draw(t, "kind"), Key: d}
+	case 5:
+		if pods := st.Objects(model.KindPod); len(pods) > 0 {
+			return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.M(rapid.SampledFrom(pods).Draw(t, "pod")).Name}
+		}
+		return model.Action{Op: model.OpTick}
+	case 6:
+		return model.Action{Op: model.OpAddNode, Who: rapid.SampledFrom(NodeNames).Draw(t, "node")}
+	case 7:
+		return model.Action{Op: model.OpRemoveNode, Who: rapid.SampledFrom(NodeNames).Draw(t, "node")}
+	case 8:
+		return model.Action{Op: model.OpApplyService, Key: d, App: d, N: 80}
+	}
+	return model.Action{Op: model.OpTick}
+}
+
+// DrawAction draws one action from the model's state: mostly component
+// steps (sometimes with a crash point), then user actions, then faults
+// (when allowed). ok is false when nothing is enabled.
+func DrawAction(t *rapid.T, st *model.State, faults bool) (a model.Action, ok bool) {
+	kind := rapid.IntRange(0, 9).Draw(t, "class")
+	switch {
+	case kind < 6:
+		steps := st.EnabledSteps()
+		if len(steps) == 0 {
+			return model.Action{}, false
+		}
+		a := rapid.SampledFrom(steps).Draw(t, "step")
+		if faults && a.Op == model.OpReconcile && rapid.IntRange(0, 9).Draw(t, "crash?") == 0 {
+			a.CrashAfter = rapid.IntRange(1, 3).Draw(t, "crash-after")
+		}
+		return a, true
+	case kind < 8 || !faults:
+		return DrawUser(t, st), true
+	default:
+		return rapid.SampledFrom(st.EnabledFaults()).Draw(t, "fault"), true
+	}
+}
