@@ -12,7 +12,7 @@ build:
 test: lint
 	$(GO) test -count=1 -timeout 20m ./...
 
-# The seed Deployment flow (my-app, 3 replicas), printed step by step.
+# The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
 	$(GO) run ./cmd/converge demo
 

@@ -1,45 +1,187 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 )
 
 func init() {
-	register(command{name: "demo", summary: "run the seed Deployment flow (myapp, 3 replicas) through the model", run: runDemo})
+	register(command{name: "demo", summary: "run the seed flow (examples/my-app.yaml) on embedded etcd, live, until it converges", run: runDemo})
 }
 
-// runDemo walks the seed flow stage by stage, as the seed documents number
-// it, then quiesces and prints the converged state.
+// runDemo starts embedded etcd and every component in running mode with
+// fake nodes, applies the seed manifest, prints the flow as it happens and
+// ends when the state has converged. --model walks the same flow through the
+// pure model instead, stage by stage.
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", "[--replicas N] [--nodes N] [--image IMAGE]", stderr)
-	replicas := fs.Int("replicas", 3, "replicas of the seed Deployment")
+	fs := newFlagSet("demo", "[-f MANIFEST] [--nodes N] [--timeout D] [--model]", stderr)
+	manifest := fs.String("f", "examples/my-app.yaml", "the manifest to apply (Deployments and Services)")
 	nodes := fs.Int("nodes", 3, "fake nodes")
-	image := fs.String("image", "nginx:1.27", "container image")
+	timeout := fs.Duration("timeout", time.Minute, "give up if not converged by then")
+	useModel := fs.Bool("model", false, "walk the flow through the pure model instead of etcd")
+	endpoints := fs.String("etcd-endpoints", "", "use this external etcd (comma-separated) instead of an embedded one")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *replicas < 0 || *nodes < 1 || *nodes > 250 || *image == "" {
-		return usageError("need --replicas >= 0, 1 <= --nodes <= 250 and a non-empty --image")
+	if *nodes < 1 || *nodes > 250 {
+		return usageError("--nodes must be between 1 and 250")
 	}
+	actions, err := manifestActions(*manifest)
+	if err != nil {
+		return err
+	}
+	if *useModel {
+		return demoModel(actions, *nodes, stdout)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	return demoRunning(ctx, actions, *nodes, *endpoints, stdout)
+}
+
+// manifestActions reads a manifest into the model's user actions.
+func manifestActions(path string) ([]model.Action, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError("cannot read %s: %v", path, err)
+	}
+	objs, err := api.DecodeManifests(data)
+	if err != nil {
+		return nil, usageError("%s: %v", path, err)
+	}
+	var out []model.Action
+	for _, o := range objs {
+		api.Default(o)
+		if err := api.Validate(o); err != nil {
+			return nil, usageError("%s: %v", path, err)
+		}
+		switch x := o.(type) {
+		case *api.Deployment:
+			cs := x.Spec.Template.Spec.Containers
+			if len(cs) == 0 {
+				return nil, usageError("%s: deployment %s has no container", path, x.Name)
+			}
+			out = append(out, model.Action{Op: model.OpApply, Key: x.Name, N: int(*x.Spec.Replicas), Image: cs[0].Image})
+		case *api.Service:
+			if len(x.Spec.Ports) == 0 || x.Spec.Selector["app"] == "" {
+				return nil, usageError("%s: service %s needs a port and an app selector", path, x.Name)
+			}
+			out = append(out, model.Action{Op: model.OpApplyService, Key: x.Name, App: x.Spec.Selector["app"], N: int(x.Spec.Ports[0].Port)})
+		default:
+			return nil, usageError("%s: the demo applies Deployments and Services, not %s", path, o.GetTypeMeta().Kind)
+		}
+	}
+	return out, nil
+}
+
+func demoRunning(ctx context.Context, actions []model.Action, nodes int, endpoints string, stdout io.Writer) error {
+	st, closeStore, err := openStore(endpoints)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	var mu sync.Mutex
+	n := 0
+	logLine := func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		fmt.Fprintf(stdout, "%4d. %s\n", n, line)
+	}
+	fmt.Fprintf(stdout, "== etcd up; starting the control plane with %d fake nodes\n", nodes)
+	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: nodes, Log: logLine})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fmt.Fprintln(stdout, "== kubectl apply -f (the seed manifest)")
+	for _, a := range actions {
+		if res := r.Apply(a); res.Err != nil {
+			return fmt.Errorf("%s: %w", a, res.Err)
+		}
+	}
+	snap, err := r.WaitConverged(ctx, 50*time.Millisecond)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			fmt.Fprintln(stdout, "== interrupted; shutting down")
+			return nil
+		}
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintln(stdout, "== converged; state:")
+	printState(stdout, snap)
+	return nil
+}
+
+// openStore starts an embedded etcd in a temporary directory, or dials an
+// external one, and returns a store with a fresh key prefix.
+func openStore(endpoints string) (*store.Store, func(), error) {
+	if endpoints != "" {
+		c, err := etcd.Dial(strings.Split(endpoints, ","))
+		if err != nil {
+			return nil, nil, err
+		}
+		prefix := fmt.Sprintf("/converge-demo/%d", time.Now().UnixNano())
+		return store.New(c, prefix), func() { c.Close() }, nil
+	}
+	dir, err := os.MkdirTemp("", "converge-demo-")
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		e.Close()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return store.New(c, ""), func() { c.Close(); e.Close(); os.RemoveAll(dir) }, nil
+}
+
+func printState(w io.Writer, snap *model.Snapshot) {
+	for _, l := range snap.Lines() {
+		if !strings.Contains(l, " ") || strings.HasPrefix(l, "rules/") || strings.HasPrefix(l, "containers/") {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
+}
+
+// demoModel walks the seed flow stage by stage, as the seed documents
+// number it, then quiesces and prints the converged state.
+func demoModel(actions []model.Action, nodes int, stdout io.Writer) error {
 	st := model.New(model.Config{})
 	n := 0
 	show := func(a model.Action, r model.Result) {
 		n++
 		fmt.Fprintf(stdout, "%3d. %s\n", n, model.FormatStep(a, r))
 	}
-	var setup []model.Action
-	for i := 1; i <= *nodes; i++ {
-		setup = append(setup, model.Action{Op: model.OpAddNode, Who: fmt.Sprintf("node-%d", i)})
+	fmt.Fprintln(stdout, "== kubectl apply -f (the model of the seed flow)")
+	for i := 1; i <= nodes; i++ {
+		a := model.Action{Op: model.OpAddNode, Who: fmt.Sprintf("node-%d", i)}
+		show(a, st.Step(a))
 	}
-	setup = append(setup,
-		model.Action{Op: model.OpApplyService, Key: "myapp", App: "myapp", N: 80},
-		model.Action{Op: model.OpApply, Key: "myapp", N: *replicas, Image: *image})
-	fmt.Fprintln(stdout, "== kubectl apply -f examples/my-app.yaml (the model of the seed flow)")
-	for _, a := range setup {
+	for _, a := range actions {
 		show(a, st.Step(a))
 	}
 	stages := []struct{ title, pattern string }{
@@ -73,10 +215,6 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "== converged at store revision %d; state:\n", st.Rev())
-	for _, l := range snap.Lines() {
-		if !strings.Contains(l, " ") || strings.HasPrefix(l, "rules/") || strings.HasPrefix(l, "containers/") {
-			fmt.Fprintln(stdout, "  "+l)
-		}
-	}
+	printState(stdout, snap)
 	return nil
 }

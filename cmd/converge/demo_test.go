@@ -2,28 +2,56 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestDemoConverges(t *testing.T) {
+// seedManifest is the repository's examples/my-app.yaml.
+var seedManifest = filepath.Join("..", "..", "examples", "my-app.yaml")
+
+func TestDemoOnEtcdConverges(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"demo"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	if code := run([]string{"demo", "-f", seedManifest, "--timeout", "60s"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
 	}
-	for _, want := range []string{"CREATE replicasets/myapp-", "BIND pods/myapp-", "RUNTIME-START containers/node-", "PROXY-SET rules/myapp", "== converged"} {
+	for _, want := range []string{"CREATE replicasets/myapp-", "BIND pods/myapp-", "RUNTIME-START containers/node-", "== converged"} {
 		if !strings.Contains(out.String(), want) {
-			t.Errorf("demo output lacks %q", want)
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
 	}
 }
 
-func TestDemoRejectsBadFlags(t *testing.T) {
+func TestDemoModelWalksTheSeedOrder(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"demo", "--nodes", "0"}, &out, &errOut); code != 2 {
-		t.Fatalf("exit %d, want 2", code)
+	if code := run([]string{"demo", "--model", "-f", seedManifest}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if lines := strings.Count(strings.TrimSpace(errOut.String()), "\n"); lines != 0 {
-		t.Errorf("want one line of error, got %q", errOut.String())
+	s := out.String()
+	order := []string{"CREATE deployments/myapp", "CREATE replicasets/myapp-", "CREATE pods/myapp-", "BIND pods/myapp-", "RUNTIME-START", "== converged"}
+	last := -1
+	for _, w := range order {
+		i := strings.Index(s, w)
+		if i <= last {
+			t.Fatalf("%q is out of the seed order in:\n%s", w, s)
+		}
+		last = i
+	}
+}
+
+func TestDemoRejectsBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("kind: Deployment\napiVersion: apps/v1\nmetadata: {name: x}\nspec: {replicas: -1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"demo", "--nodes", "0"}, {"demo", "-f", "/no/such/file"}, {"demo", "-f", bad}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errOut.String())
+		}
+		if strings.Count(strings.TrimSpace(errOut.String()), "\n") != 0 {
+			t.Errorf("%v: want one line of error, got %q", args, errOut.String())
+		}
 	}
 }

@@ -1,15 +1,22 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/traces"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func init() {
@@ -21,8 +28,8 @@ var traceSubcommands = []struct{ name, usage, summary string }{
 	{"diff", "A B [--mask FIELD]... [--json] [--context N] [--color auto|always|never]",
 		"align two traces and show the first divergence (exit 0 equal, 1 differ, 2 bad input)"},
 	{"view", "A [-o A.html]", "write a self-contained HTML swim-lane timeline of a trace"},
-	{"replay", "A [--against model]",
-		"re-run a trace's actions and name the first event that departs (exit 0 reproduced, 1 departs, 2 bad input)"},
+	{"replay", "A [--against impl|model|both] [--etcd-endpoints URL,...]",
+		"re-run a trace's actions on the model and/or the implementation over etcd and name the first event that departs (exit 0 reproduced, 1 departs, 2 bad input)"},
 }
 
 func runTrace(args []string, stdout, stderr io.Writer) error {
@@ -152,7 +159,8 @@ func runTraceView(args []string, stdout, stderr io.Writer) error {
 
 func runTraceReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("trace replay", traceSubcommands[2].usage, stderr)
-	against := fs.String("against", "model", "the cluster to replay on: model (the stepped implementation comes later)")
+	against := fs.String("against", "both", "the cluster to replay on: model, impl (the stepped implementation over etcd) or both")
+	endpoints := fs.String("etcd-endpoints", "", "comma-separated client URLs of an external etcd for impl (default: an embedded etcd in a temporary directory)")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -160,25 +168,172 @@ func runTraceReplay(args []string, stdout, stderr io.Writer) error {
 	if len(paths) != 1 {
 		return usageError("replay: want one trace file, got %d argument(s)", len(paths))
 	}
-	if *against != "model" {
-		return usageError("replay: --against must be model, got %q", *against)
+	var targets []string
+	switch *against {
+	case "model", "impl":
+		targets = []string{*against}
+	case "both":
+		targets = []string{"model", "impl"}
+	default:
+		return usageError("replay: --against must be model, impl or both, got %q", *against)
+	}
+	eps, err := parseEndpoints(*endpoints)
+	if err != nil {
+		return err
+	}
+	if len(eps) > 0 && *against == "model" {
+		return usageError("replay: --etcd-endpoints needs --against impl or both")
 	}
 	events, err := readTrace(paths[0])
 	if err != nil {
 		return err
 	}
-	rep, err := traces.Replay(events, model.New(model.Config{}))
-	if err != nil {
+	// Check every script first, so a bad trace starts no etcd.
+	if err := checkReplayable(events); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("replay: %s: %w", paths[0], err)}
 	}
-	if rep.Reproduced() {
-		fmt.Fprintf(stdout, "reproduced: %d events of %s on the %s\n", rep.Steps, paths[0], *against)
-		return nil
+	// Reach etcd before replaying anything, so a bad --etcd-endpoints
+	// prints nothing but its error.
+	var impl *implCluster
+	if *against != "model" {
+		if impl, err = openImpl(eps); err != nil {
+			return err
+		}
+		defer impl.close()
 	}
-	d := rep.Departure
-	fmt.Fprintf(stdout, "departs at seq %d of %s on the %s (a: recorded, b: replayed)\n", d.Seq, paths[0], *against)
-	fmt.Fprintf(stdout, "  recorded  %s\n  replayed  %s\n  ^ %s\n", d.Recorded.Text(), d.Got.Text(), d.Reason)
-	return &exitError{code: 1, err: fmt.Errorf("replay departs at seq %d: %s", d.Seq, d.Reason)}
+	var departed []string
+	for _, target := range targets {
+		var rep traces.ReplayReport
+		if target == "model" {
+			rep, err = traces.Replay(events, model.New(model.Config{}))
+		} else {
+			rep, err = impl.replay(events)
+		}
+		if err != nil {
+			return fmt.Errorf("replay on the %s: %w", target, err)
+		}
+		if rep.Reproduced() {
+			fmt.Fprintf(stdout, "reproduced: %d events of %s on the %s\n", rep.Steps, paths[0], target)
+			continue
+		}
+		d := rep.Departure
+		fmt.Fprintf(stdout, "departs at seq %d of %s on the %s (a: recorded, b: replayed)\n", d.Seq, paths[0], target)
+		fmt.Fprintf(stdout, "  recorded  %s\n  replayed  %s\n  ^ %s\n", d.Recorded.Text(), d.Got.Text(), d.Reason)
+		departed = append(departed, fmt.Sprintf("on the %s at seq %d: %s", target, d.Seq, d.Reason))
+	}
+	if len(departed) > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("replay departs %s", strings.Join(departed, "; "))}
+	}
+	return nil
+}
+
+// checkReplayable fails, as traces.Replay would, on an event without a
+// script or with one that does not parse.
+func checkReplayable(events []traces.Event) error {
+	for _, e := range events {
+		if e.Script == "" {
+			return fmt.Errorf("%w: seq %d (%s %s) has no script", traces.ErrNotReplayable, e.Seq, e.Actor, e.Action)
+		}
+		if _, err := model.ParseAction(e.Script); err != nil {
+			return fmt.Errorf("%w: seq %d: %w", traces.ErrNotReplayable, e.Seq, err)
+		}
+	}
+	return nil
+}
+
+// parseEndpoints splits --etcd-endpoints; every entry must be a URL with a
+// host, or a bare host:port.
+func parseEndpoints(flagValue string) ([]string, error) {
+	if strings.TrimSpace(flagValue) == "" {
+		return nil, nil
+	}
+	var eps []string
+	for _, ep := range strings.Split(flagValue, ",") {
+		ep = strings.TrimSpace(ep)
+		host := ep
+		if scheme, rest, ok := strings.Cut(ep, "://"); ok {
+			if scheme != "http" && scheme != "https" {
+				return nil, usageError("replay: --etcd-endpoints: %q: scheme must be http or https", ep)
+			}
+			host = rest
+		}
+		if _, port, err := net.SplitHostPort(strings.TrimSuffix(host, "/")); err != nil || port == "" {
+			return nil, usageError("replay: --etcd-endpoints: %q is not host:port or a URL with one", ep)
+		}
+		eps = append(eps, ep)
+	}
+	return eps, nil
+}
+
+// implCluster is an etcd for replaying on the stepped implementation: an
+// external one, or an embedded one in a temporary directory.
+type implCluster struct {
+	client   *clientv3.Client
+	external bool
+	cleanup  []func() // run in reverse order by close
+}
+
+// openImpl dials endpoints, or starts an embedded etcd when there are none.
+// Endpoints that do not answer are bad input (exit 2).
+func openImpl(endpoints []string) (*implCluster, error) {
+	if len(endpoints) > 0 {
+		c, err := etcd.Dial(endpoints)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+		}
+		return &implCluster{client: c, external: true, cleanup: []func(){func() { c.Close() }}}, nil
+	}
+	ic := &implCluster{}
+	dir, err := os.MkdirTemp("", "converge-replay-")
+	if err != nil {
+		return nil, fmt.Errorf("replay: temp dir for etcd: %w", err)
+	}
+	ic.cleanup = append(ic.cleanup, func() { os.RemoveAll(dir) })
+	e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
+	if err != nil {
+		ic.close()
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	ic.cleanup = append(ic.cleanup, e.Close)
+	if ic.client, err = e.Client(); err != nil {
+		ic.close()
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	ic.cleanup = append(ic.cleanup, func() { ic.client.Close() })
+	return ic, nil
+}
+
+func (ic *implCluster) close() {
+	for i := len(ic.cleanup) - 1; i >= 0; i-- {
+		ic.cleanup[i]()
+	}
+	ic.cleanup = nil
+}
+
+// replay replays events on a fresh stepped implementation under a key
+// prefix of its own, deleted afterwards from an external etcd.
+func (ic *implCluster) replay(events []traces.Event) (traces.ReplayReport, error) {
+	prefix := fmt.Sprintf("/converge-replay/%d-%d", os.Getpid(), time.Now().UnixNano())
+	if ic.external {
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), etcd.DefaultDialTimeout)
+			defer cancel()
+			ic.client.Delete(ctx, prefix+"/", clientv3.WithPrefix()) // best effort: the prefix is unique anyway
+		}()
+	}
+	s, err := cluster.NewStepped(cluster.SteppedConfig{Store: store.New(ic.client, prefix)})
+	if err != nil {
+		return traces.ReplayReport{}, err
+	}
+	defer s.Close()
+	rep, err := traces.Replay(events, s)
+	if err != nil {
+		return rep, err
+	}
+	if errs := s.Errors(); len(errs) > 0 {
+		return rep, fmt.Errorf("%d internal error(s), the first: %w", len(errs), errs[0])
+	}
+	return rep, nil
 }
 
 // readTrace reads a trace file; any failure is bad input (exit 2), and the

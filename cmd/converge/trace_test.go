@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/converge-dev/converge/impl/etcd"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/traces"
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // traceSample is a short seed-flow trace; extra events are appended.
@@ -177,8 +181,10 @@ func TestTraceView(t *testing.T) {
 	require.Equal(t, 2, code)
 }
 
-func TestTraceReplay(t *testing.T) {
-	dir := t.TempDir()
+// goldenSeedPod writes the seed-pod scenario's trace, as recorded on the
+// model, to dir and returns its path and events.
+func goldenSeedPod(t *testing.T, dir string) (string, []traces.Event) {
+	t.Helper()
 	sc, ok := traces.ScenarioNamed("seed-pod")
 	require.True(t, ok)
 	var buf bytes.Buffer
@@ -188,31 +194,86 @@ func TestTraceReplay(t *testing.T) {
 	require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
 	events, err := traces.ReadFile(golden)
 	require.NoError(t, err)
+	return golden, events
+}
+
+func TestTraceReplay(t *testing.T) {
+	dir := t.TempDir()
+	// The embedded etcd's directory goes under TMPDIR; it must be gone after.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	golden, events := goldenSeedPod(t, dir)
+	n := len(events)
 
 	code, out, errOut := runTraceCLI("trace", "replay", golden)
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, fmt.Sprintf("reproduced: %d events of %s on the model\n", len(events), golden), out)
-	code, _, errOut = runTraceCLI("trace", "replay", golden, "--against", "model")
+	require.Equal(t, fmt.Sprintf("reproduced: %d events of %s on the model\nreproduced: %d events of %s on the impl\n", n, golden, n, golden), out)
+	require.Empty(t, errOut, "the embedded etcd is silent")
+	code, out, errOut = runTraceCLI("trace", "replay", golden, "--against", "model")
 	require.Equal(t, 0, code, errOut)
+	require.Equal(t, fmt.Sprintf("reproduced: %d events of %s on the model\n", n, golden), out)
+	code, out, errOut = runTraceCLI("trace", "replay", "--against=impl", golden)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, fmt.Sprintf("reproduced: %d events of %s on the impl\n", n, golden), out)
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the embedded etcd's directory is removed")
 
 	events[5].Writes = nil // the scheduler's bind, as if it had not happened
 	tampered := writeTraceFile(t, dir, "tampered.jsonl", events)
 	code, out, errOut = runTraceCLI("trace", "replay", tampered)
 	require.Equal(t, 1, code)
-	require.Contains(t, out, "departs at seq 6 of "+tampered)
-	require.Contains(t, out, "  replayed  scheduler reconcile nginx seen=")
-	require.Contains(t, out, "^ writes differ: b BIND pods/nginx [spec.nodeName] not in a")
+	require.Contains(t, out, "departs at seq 6 of "+tampered+" on the model")
+	require.Contains(t, out, "departs at seq 6 of "+tampered+" on the impl")
+	require.Equal(t, 2, strings.Count(out, "  replayed  scheduler reconcile nginx seen="), out)
+	require.Equal(t, 2, strings.Count(out, "^ writes differ: b BIND pods/nginx [spec.nodeName] not in a"), out)
 	require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+	require.Contains(t, errOut, "on the model at seq 6")
+	require.Contains(t, errOut, "on the impl at seq 6")
 
+	code, out, _ = runTraceCLI("trace", "replay", tampered, "--against", "impl")
+	require.Equal(t, 1, code)
+	require.NotContains(t, out, "on the model")
+	require.Contains(t, out, "departs at seq 6 of "+tampered+" on the impl")
+}
+
+func TestTraceReplayExternalEtcd(t *testing.T) {
+	e, err := etcd.StartEmbedded(etcd.Config{DataDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(e.Close)
+	golden, events := goldenSeedPod(t, t.TempDir())
+
+	code, out, errOut := runTraceCLI("trace", "replay", golden, "--against", "impl", "--etcd-endpoints", strings.Join(e.Endpoints(), ","))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, fmt.Sprintf("reproduced: %d events of %s on the impl\n", len(events), golden), out)
+
+	c, err := e.Client()
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.Get(ctx, "/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	require.NoError(t, err)
+	require.Zero(t, resp.Count, "the replay's keys are deleted from an external etcd")
+}
+
+func TestTraceReplayBadInput(t *testing.T) {
+	dir := t.TempDir()
+	golden, _ := goldenSeedPod(t, dir)
 	noScript := writeTraceFile(t, dir, "noscript.jsonl", traceSample())
 	for _, args := range [][]string{
 		{"trace", "replay", noScript},
-		{"trace", "replay", golden, "--against", "impl"},
+		{"trace", "replay", noScript, "--against", "impl"},
+		{"trace", "replay", golden, "--against", "etcd"},
+		{"trace", "replay", golden, "--etcd-endpoints", ","},
+		{"trace", "replay", golden, "--etcd-endpoints", "ftp://127.0.0.1:2379"},
+		{"trace", "replay", golden, "--etcd-endpoints", "127.0.0.1:2379", "--against", "model"},
 		{"trace", "replay", filepath.Join(dir, "missing.jsonl")},
 		{"trace", "replay", golden, golden},
 	} {
-		code, _, errOut := runTraceCLI(args...)
+		code, out, errOut := runTraceCLI(args...)
 		require.Equal(t, 2, code, "%v: %s", args, errOut)
+		require.Empty(t, out, "%v", args)
 		require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
 	}
 }

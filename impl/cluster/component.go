@@ -19,6 +19,9 @@ type component struct {
 	env   *env
 	kinds []model.Kind
 	inf   map[model.Kind]*controller.Informer
+	// ctx ends when the component is removed (its node goes away).
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu    sync.Mutex // guards mem and the flags: running-mode handlers race reconciles
 	mem   *model.Memory

@@ -18,7 +18,7 @@ func (s *Stepped) enabled(a model.Action) bool {
 	case model.OpHeartbeat:
 		c := s.comps[model.KubeletName(a.Who)]
 		n, _ := (&host{env: s.env, ctx: s.ctx}).Live(model.Ref{Kind: model.KindNode, Name: a.Who}).(*model.Node)
-		return c != nil && !c.down && n != nil && (n.Heartbeat < s.logical || !n.Ready)
+		return c != nil && !c.down && n != nil && (n.Heartbeat < s.logical.Load() || !n.Ready)
 	case model.OpCrashContainer:
 		for _, c := range s.env.nodes.containers(s.ctx, a.Who) {
 			if c.Pod == a.Key && c.Running {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/converge-dev/converge/impl/client"
@@ -27,6 +29,8 @@ type SteppedConfig struct {
 	Mutant model.Mutant
 	// Timeout bounds each wait for etcd. Default 10s.
 	Timeout time.Duration
+	// Runtime gives each node's container runtime. Default: in-memory fakes.
+	Runtime func(node string) container.Runtime
 }
 
 // Stepped is the control plane driven one model action at a time.
@@ -36,34 +40,22 @@ type Stepped struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	timeout time.Duration
-	logical int64
-	comps   map[string]*component
-	names   []string
-	errs    []error
+	logical atomic.Int64             // the logical clock: seconds
+	start   func(c *component) error // how a component starts: stepped or running
+
+	mu    sync.Mutex // guards comps, names and errs (the running driver's goroutines read them)
+	comps map[string]*component
+	names []string
+	errs  []error
 }
 
 // NewStepped starts a stepped cluster with the control-plane components
 // and no nodes, like model.New.
 func NewStepped(cfg SteppedConfig) (*Stepped, error) {
-	if cfg.Store == nil {
-		return nil, errors.New("cluster: SteppedConfig.Store is required")
+	s, err := newCore(cfg, true)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}}
-	reg := registry.New(registry.Config{Store: cfg.Store, Clock: s.clock})
-	c := client.Local(reg)
-	uids := project.NewUIDs()
-	fakes := container.NewFakeHost(s.clock)
-	s.env = &env{
-		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
-		now: func() int64 { return s.logical }, mutant: cfg.Mutant,
-		report:  func(err error) { s.errs = append(s.errs, err) },
-		stepped: true,
-	}
-	s.env.nodes = newNodes(uids, func(node string) container.Runtime { return fakes.Node(node) })
 	for _, n := range model.ControlPlane {
 		if err := s.addComponent(n); err != nil {
 			s.Close()
@@ -73,8 +65,44 @@ func NewStepped(cfg SteppedConfig) (*Stepped, error) {
 	return s, nil
 }
 
+// newCore builds a cluster without components; stepped selects how
+// components run.
+func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("cluster: a Store is required")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}}
+	reg := registry.New(registry.Config{Store: cfg.Store, Clock: s.clock})
+	c := client.Local(reg)
+	uids := project.NewUIDs()
+	runtime := cfg.Runtime
+	if runtime == nil {
+		fakes := container.NewFakeHost(s.clock)
+		runtime = func(node string) container.Runtime { return fakes.Node(node) }
+	}
+	s.env = &env{
+		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
+		now: s.logical.Load, mutant: cfg.Mutant,
+		report:  s.report,
+		stepped: stepped,
+	}
+	s.env.nodes = newNodes(uids, runtime)
+	s.start = s.startStepped
+	return s, nil
+}
+
+func (s *Stepped) report(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.errs = append(s.errs, err)
+}
+
 // clock turns the logical clock into timestamps: second n of 1970.
-func (s *Stepped) clock() time.Time { return time.Unix(s.logical, 0).UTC() }
+func (s *Stepped) clock() time.Time { return time.Unix(s.logical.Load(), 0).UTC() }
 
 // Close stops every watch.
 func (s *Stepped) Close() { s.cancel() }
@@ -86,24 +114,35 @@ func (s *Stepped) wait() (context.Context, context.CancelFunc) {
 // addComponent starts a component; it lists the store as it starts.
 func (s *Stepped) addComponent(name string) error {
 	c := newComponent(s.env, name)
-	for _, k := range c.kinds {
-		if err := c.inf[k].Start(s.ctx); err != nil {
-			return fmt.Errorf("cluster: start %s: %w", name, err)
-		}
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	if err := s.start(c); err != nil {
+		c.cancel()
+		return fmt.Errorf("cluster: start %s: %w", name, err)
 	}
-	c.rebuild(s.ctx)
-	c.seen = 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.comps[name] = c
 	s.names = append(s.names, name)
 	sort.Strings(s.names)
 	return nil
 }
 
-func (s *Stepped) removeComponent(name string) {
-	if c := s.comps[name]; c != nil {
-		for _, inf := range c.inf {
-			inf.DropWatch()
+func (s *Stepped) startStepped(c *component) error {
+	for _, k := range c.kinds {
+		if err := c.inf[k].Start(c.ctx); err != nil {
+			return err
 		}
+	}
+	c.rebuild(c.ctx)
+	c.seen = 0
+	return nil
+}
+
+func (s *Stepped) removeComponent(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.comps[name]; c != nil {
+		c.cancel()
 	}
 	delete(s.comps, name)
 	for i, n := range s.names {
@@ -116,10 +155,15 @@ func (s *Stepped) removeComponent(name string) {
 
 // Seen is the number of events delivered to a component so far.
 func (s *Stepped) Seen(component string) int {
-	if c := s.comps[component]; c != nil {
-		return c.seen
+	s.mu.Lock()
+	c := s.comps[component]
+	s.mu.Unlock()
+	if c == nil {
+		return 0
 	}
-	return 0
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen
 }
 
 // Queue returns a component's queued keys in order.
@@ -134,7 +178,11 @@ func (s *Stepped) Queue(component string) []string {
 func (s *Stepped) Components() []string { return append([]string(nil), s.names...) }
 
 // Errors returns internal errors seen so far (projection failures).
-func (s *Stepped) Errors() []error { return append([]error(nil), s.errs...) }
+func (s *Stepped) Errors() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]error(nil), s.errs...)
+}
 
 // pending reports whether kind k has an event its informer in c has not
 // delivered yet.
@@ -191,7 +239,7 @@ func (s *Stepped) heartbeat(ctx context.Context, node string) []model.Write {
 	c := s.comps[model.KubeletName(node)]
 	w := &writer{ctx: ctx, c: c, limit: -1}
 	if n, _ := (&host{env: s.env, ctx: ctx}).Live(model.Ref{Kind: model.KindNode, Name: node}).(*model.Node); n != nil {
-		w.Update(model.VerbStatus, n, model.Heartbeat(n, s.logical))
+		w.Update(model.VerbStatus, n, model.Heartbeat(n, s.logical.Load()))
 	}
 	return w.writes
 }
@@ -231,9 +279,12 @@ func (s *Stepped) fault(a model.Action) model.Result {
 		}
 	case model.OpNodeDown, model.OpNodeUp:
 		for _, n := range []string{model.KubeletName(a.Who), model.ProxyName(a.Who)} {
-			s.comps[n].down = a.Op == model.OpNodeDown
-			if a.Op == model.OpNodeUp {
-				s.breakWatches(s.comps[n]) // partitioned watches are gone
+			c := s.comps[n]
+			c.mu.Lock()
+			c.down = a.Op == model.OpNodeDown
+			c.mu.Unlock()
+			if a.Op == model.OpNodeUp && s.env.stepped {
+				s.breakWatches(c) // partitioned watches are gone
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func (s *Stepped) user(a model.Action) model.Result {
 		s.removeComponent(model.ProxyName(a.Who))
 		s.env.nodes.remove(ctx, a.Who)
 	case model.OpTick:
-		s.logical++
+		s.logical.Add(1)
 		if c := s.comps[model.NodeLifecycle]; c != nil {
 			c.mu.Lock()
 			for _, n := range c.mem.List(model.KindNode) {
@@ -96,7 +96,7 @@ func (s *Stepped) addNode(ctx context.Context, w *writer, name string) error {
 		return model.ErrAlreadyExists
 	}
 	index := s.env.nodes.next
-	if w.Create(model.NewNode(name, index, s.logical)) == 0 {
+	if w.Create(model.NewNode(name, index, s.logical.Load())) == 0 {
 		return nil
 	}
 	s.env.nodes.add(name)
@@ -117,7 +117,7 @@ func (s *Stepped) Snapshot() *model.Snapshot {
 		s.errs = append(s.errs, err)
 		snap = &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
 	}
-	snap.Now = s.logical
+	snap.Now = s.logical.Load()
 	snap.Containers = s.env.nodes.all(ctx)
 	snap.Rules = s.env.nodes.allRules()
 	return snap

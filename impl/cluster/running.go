@@ -1,0 +1,225 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/converge-dev/converge/impl/container"
+	"github.com/converge-dev/converge/impl/store"
+	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/traces"
+)
+
+// RunningConfig configures a running cluster.
+type RunningConfig struct {
+	Store *store.Store
+	// Nodes is the number of nodes to register at start (node-1..node-N).
+	Nodes int
+	// Tick is the period of heartbeats and of the node lifecycle checks;
+	// the logical clock (seconds, starting at the wall clock) advances by
+	// one per tick. Default 1s, so it follows the wall clock.
+	Tick time.Duration
+	// Runtime gives each node's container runtime. Default: in-memory fakes.
+	Runtime func(node string) container.Runtime
+	// Log hears one line per step that wrote something, as it happens.
+	Log func(line string)
+	// Trace, if set, records every step that wrote something as a trace
+	// event. The running driver's order is best-effort: steps run
+	// concurrently, and each event's digest is of a snapshot taken just
+	// after it.
+	Trace *traces.Writer
+}
+
+// Running is the control plane with every component in goroutines: real
+// watches, real work queues with rate-limited retries, and real timers.
+// It runs the same component code as Stepped.
+type Running struct {
+	*Stepped
+	cfg RunningConfig
+	wg  sync.WaitGroup
+
+	traceMu sync.Mutex
+	seq     int
+}
+
+// StartRunning starts every component and registers cfg.Nodes nodes.
+func StartRunning(cfg RunningConfig) (*Running, error) {
+	if cfg.Tick <= 0 {
+		cfg.Tick = time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string) {}
+	}
+	s, err := newCore(SteppedConfig{Store: cfg.Store, Runtime: cfg.Runtime}, false)
+	if err != nil {
+		return nil, err
+	}
+	r := &Running{Stepped: s, cfg: cfg}
+	s.logical.Store(time.Now().Unix())
+	s.start = r.startRunning
+	for _, n := range model.ControlPlane {
+		if err := s.addComponent(n); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	for i := 1; i <= cfg.Nodes; i++ {
+		if res := r.Apply(model.Action{Op: model.OpAddNode, Who: fmt.Sprintf("node-%d", i)}); res.Err != nil {
+			r.Close()
+			return nil, res.Err
+		}
+	}
+	r.wg.Add(1)
+	go r.ticker()
+	return r, nil
+}
+
+// Apply performs a user action (or a fault such as node-down).
+func (r *Running) Apply(a model.Action) model.Result {
+	if !a.Op.IsUser() && a.Op != model.OpNodeDown && a.Op != model.OpNodeUp {
+		return model.Result{Err: fmt.Errorf("%w: %s is not a user action in running mode", model.ErrNotEnabled, a)}
+	}
+	res := r.Step(a)
+	r.logStep(a, res)
+	return res
+}
+
+// Close stops every goroutine and waits for them.
+func (r *Running) Close() {
+	r.Stepped.Close()
+	r.wg.Wait()
+}
+
+func (r *Running) logStep(a model.Action, res model.Result) {
+	if len(res.Writes) == 0 && res.Err == nil {
+		return
+	}
+	r.cfg.Log(model.FormatStep(a, res))
+	if r.cfg.Trace == nil {
+		return
+	}
+	r.traceMu.Lock()
+	defer r.traceMu.Unlock()
+	r.seq++
+	e := traces.FromStep(r.seq, a, res, r.Seen(a.Actor()), r.Snapshot())
+	e.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	if err := r.cfg.Trace.Write(e); err != nil {
+		r.report(fmt.Errorf("cluster: trace: %w", err))
+	}
+}
+
+// startRunning runs a component's informers and one worker.
+func (r *Running) startRunning(c *component) error {
+	for _, inf := range c.inf {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			_ = inf.Run(c.ctx)
+		}()
+	}
+	for _, inf := range c.inf {
+		if err := inf.WaitForSync(c.ctx); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	c.seen = 0
+	c.mu.Unlock()
+	r.wg.Add(1)
+	go r.work(c)
+	return nil
+}
+
+// work is a component's worker: one key at a time, as client-go's.
+func (r *Running) work(c *component) {
+	defer r.wg.Done()
+	go func() { <-c.ctx.Done(); c.queue.ShutDown() }()
+	for {
+		key, shutdown := c.queue.Get(c.ctx)
+		if shutdown {
+			return
+		}
+		c.mu.Lock()
+		down := c.down
+		c.mu.Unlock()
+		if down {
+			c.queue.AddAfter(key, r.cfg.Tick/4) // a partitioned node does nothing
+			c.queue.Done(key)
+			continue
+		}
+		a := model.Action{Op: model.OpReconcile, Who: c.name, Key: key}
+		r.logStep(a, model.Result{Writes: c.reconcile(c.ctx, key, 0)})
+	}
+}
+
+// ticker advances the clock: kubelets heart-beat and the node lifecycle
+// controller rechecks every node, as a tick action does in the model.
+func (r *Running) ticker() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.cfg.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-t.C:
+			r.logical.Add(1)
+		}
+		for _, node := range r.liveNodes() {
+			ctx, cancel := r.wait()
+			a := model.Action{Op: model.OpHeartbeat, Who: node}
+			r.logStep(a, model.Result{Writes: r.heartbeat(ctx, node)})
+			cancel()
+		}
+		r.mu.Lock()
+		nlc := r.comps[model.NodeLifecycle]
+		r.mu.Unlock()
+		if nlc != nil {
+			nlc.mu.Lock()
+			for _, n := range nlc.mem.List(model.KindNode) {
+				nlc.queue.Add(model.M(n).Name)
+			}
+			nlc.mu.Unlock()
+		}
+	}
+}
+
+// liveNodes lists the nodes whose kubelet is up.
+func (r *Running) liveNodes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, n := range r.names {
+		if node := model.NodeOf(n); node != "" && n == model.KubeletName(node) {
+			c := r.comps[n]
+			c.mu.Lock()
+			if !c.down {
+				out = append(out, node)
+			}
+			c.mu.Unlock()
+		}
+	}
+	return out
+}
+
+// ErrNotConverged is returned by WaitConverged when ctx ends first.
+var ErrNotConverged = errors.New("cluster: not converged")
+
+// WaitConverged polls the projected state until model.Converged holds.
+func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model.Snapshot, error) {
+	for {
+		snap := r.Snapshot()
+		err := model.Converged(snap)
+		if err == nil {
+			return snap, nil
+		}
+		select {
+		case <-ctx.Done():
+			return snap, fmt.Errorf("%w: %v", ErrNotConverged, err)
+		case <-time.After(poll):
+		}
+	}
+}

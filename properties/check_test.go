@@ -1,0 +1,66 @@
+package properties
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/model"
+)
+
+func TestCampaignOnTheModelPasses(t *testing.T) {
+	var last Progress
+	out, err := Campaign{Checks: 20, Steps: 30, Seed: 7, Faults: true, Progress: func(p Progress) { last = p }}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failure != nil {
+		t.Fatalf("correct model failed: %s\n%s", out.Failure.Msg, out.Report)
+	}
+	if out.Checks != 20 || last.Checks != 20 || last.Failures != 0 {
+		t.Fatalf("checks = %d, progress %+v; want 20 passed", out.Checks, last)
+	}
+}
+
+func TestCampaignCatchesAMutantAndItsScriptReplays(t *testing.T) {
+	c := Campaign{Checks: 1000, Seed: 2, Steps: 30, Faults: true, Mutant: model.MutantReplicaSetNoExpectations}
+	out, err := c.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failure == nil {
+		t.Fatalf("mutant not caught in %d checks", out.Checks)
+	}
+	if len(out.Script) == 0 || out.Failure.Step != len(out.Script) || !strings.Contains(out.Failure.Msg, "invariant violated") {
+		t.Fatalf("failure %+v with a %d-action script; report:\n%s", out.Failure, len(out.Script), out.Report)
+	}
+	t.Logf("caught after %d checks: %s\n%s", out.Checks, out.Failure.Msg, out.Script)
+	for i := 0; i < 2; i++ {
+		err := ReplayModel(strings.NewReader(scriptText(out.Script)), model.Config{Mutant: c.Mutant})
+		var f *Failure
+		if !errors.As(err, &f) || *f != *out.Failure {
+			t.Fatalf("model replay %d: got %v, want %+v", i, err, out.Failure)
+		}
+	}
+	_ = cluster.SteppedConfig{}
+	_ = storetest.Store
+}
+
+func TestCampaignRejectsBadSettings(t *testing.T) {
+	for _, c := range []Campaign{{Target: "etcd"}, {Mutant: "nope"}, {Target: TargetLockstep}, {Checks: -1}} {
+		if _, err := c.Run(); !errors.Is(err, ErrBadCampaign) {
+			t.Errorf("%+v: err = %v, want ErrBadCampaign", c, err)
+		}
+	}
+}
+
+// scriptText renders a script as a file: one action per line.
+func scriptText(s Script) string {
+	var b strings.Builder
+	for _, a := range s {
+		b.WriteString(a.String() + "\n")
+	}
+	return b.String()
+}

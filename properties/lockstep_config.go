@@ -1,0 +1,111 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+
+	"pgregory.net/rapid"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/model"
+)
+
+// LockstepConfig is Lockstep against a model variant: impl must run the
+// same variant (cluster.SteppedConfig.Mutant), so a mutant changes the
+// shared decision code on both sides. Its failures print the same messages
+// as Lockstep, and ReplayScriptConfig reproduces them from the script.
+func LockstepConfig(t *rapid.T, impl *cluster.Stepped, faults bool, cfg model.Config) {
+	p := NewPair(cfg, impl)
+	check := func(err error) {
+		if err != nil {
+			t.Fatalf("%v\n%s", err, p.Script)
+		}
+	}
+	t.Repeat(map[string]func(*rapid.T){
+		"action": func(rt *rapid.T) {
+			a, ok := DrawAction(rt, p.Model, faults)
+			if !ok {
+				rt.Skip("nothing enabled")
+			}
+			_, err := p.Step(a)
+			check(err)
+		},
+	})
+	check(p.Finish())
+}
+
+// modelProperty is Model with faults optional; it fails with the same
+// messages.
+func modelProperty(t *rapid.T, cfg model.Config, faults bool) {
+	m := newModelRun(cfg)
+	check := func(err error) {
+		if err != nil {
+			t.Fatalf("%v\n%s", err, m.script)
+		}
+	}
+	t.Repeat(map[string]func(*rapid.T){
+		"action": func(rt *rapid.T) {
+			a, ok := DrawAction(rt, m.st, faults)
+			if !ok {
+				rt.Skip("nothing enabled")
+			}
+			check(m.step(a))
+		},
+	})
+	check(m.finish())
+}
+
+// modelRun is the model property's engine without rapid: the checks of
+// Model after every action, then recovery, quiesce and Converged.
+type modelRun struct {
+	st     *model.State
+	chk    *model.Checker
+	script Script
+}
+
+func newModelRun(cfg model.Config) *modelRun {
+	return &modelRun{st: model.New(cfg), chk: model.NewChecker()}
+}
+
+func (m *modelRun) fail(err error) error { return &Failure{Step: len(m.script), Msg: err.Error()} }
+
+func (m *modelRun) step(a model.Action) error {
+	m.script = append(m.script, a)
+	r := m.st.Step(a)
+	if errors.Is(r.Err, model.ErrNotEnabled) {
+		return m.fail(r.Err)
+	}
+	if err := m.chk.Check(m.st.Snapshot(), r.Writes); err != nil {
+		return m.fail(err)
+	}
+	return nil
+}
+
+func (m *modelRun) finish() error {
+	for _, a := range m.st.Recovery() {
+		if err := m.step(a); err != nil {
+			return err
+		}
+	}
+	if len(m.st.Objects(model.KindNode)) == 0 {
+		if err := m.step(model.Action{Op: model.OpAddNode, Who: NodeNames[0]}); err != nil {
+			return err
+		}
+	}
+	for i := 0; ; i++ {
+		a, ok := m.st.NextQuiesceStep()
+		if !ok {
+			break
+		}
+		if i > MaxQuiesceSteps {
+			return m.fail(fmt.Errorf("quiesce did not finish in %d steps", MaxQuiesceSteps))
+		}
+		if err := m.step(a); err != nil {
+			return err
+		}
+	}
+	if err := model.Converged(m.st.Snapshot()); err != nil {
+		return m.fail(err)
+	}
+	return nil
+}
