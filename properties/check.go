@@ -117,7 +117,12 @@ func (c Campaign) Run() (Outcome, error) {
 
 	campaignMu.Lock()
 	defer campaignMu.Unlock()
-	testing.Init() // rapid asks testing.Short, which needs the test flags
+	// rapid asks testing.Short, which needs the test flags registered and
+	// parsed; outside `go test` nobody else parses the global flag set.
+	testing.Init()
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
 	undo, err := setFlags(map[string]string{
 		"rapid.checks": strconv.Itoa(c.Checks), "rapid.steps": strconv.Itoa(c.Steps),
 		"rapid.seed": strconv.FormatUint(c.Seed, 10), "rapid.nofailfile": "true",
@@ -232,7 +237,14 @@ func (r *reportTB) outcome(checks int) Outcome {
 		}
 	}
 	if i := strings.Index(msg, "\nscript ("); i >= 0 {
-		o.Script, _ = ParseScript(strings.NewReader(msg[i+1:]))
+		// The script is the header and the indented lines after it; a
+		// property may print more below (a trace path).
+		lines := strings.Split(msg[i+1:], "\n")
+		end := 1
+		for end < len(lines) && strings.HasPrefix(lines[end], "  ") {
+			end++
+		}
+		o.Script, _ = ParseScript(strings.NewReader(strings.Join(lines[:end], "\n")))
 		msg = msg[:i]
 	}
 	o.Failure = &Failure{Step: len(o.Script), Msg: msg}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/store/storetest"
@@ -25,7 +26,7 @@ func TestCampaignOnTheModelPasses(t *testing.T) {
 }
 
 func TestCampaignCatchesAMutantAndItsScriptReplays(t *testing.T) {
-	c := Campaign{Checks: 1000, Seed: 2, Steps: 30, Faults: true, Mutant: model.MutantReplicaSetNoExpectations}
+	c := Campaign{Checks: 1000, Seed: 2, Faults: true, Mutant: model.MutantReplicaSetNoExpectations, ShrinkTime: 2 * time.Second}
 	out, err := c.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -44,8 +45,22 @@ func TestCampaignCatchesAMutantAndItsScriptReplays(t *testing.T) {
 			t.Fatalf("model replay %d: got %v, want %+v", i, err, out.Failure)
 		}
 	}
-	_ = cluster.SteppedConfig{}
-	_ = storetest.Store
+}
+
+func TestCampaignInLockstepPasses(t *testing.T) {
+	started := 0
+	c := Campaign{Checks: 3, Steps: 20, Seed: 1, Faults: true, Target: TargetLockstep,
+		NewStepped: func(m model.Mutant) (*cluster.Stepped, error) {
+			started++
+			return cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Mutant: m})
+		}}
+	out, err := c.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failure != nil || out.Checks != 3 || started != 3 {
+		t.Fatalf("outcome %+v after %d clusters; want 3 checks passed on 3 fresh clusters", out, started)
+	}
 }
 
 func TestCampaignRejectsBadSettings(t *testing.T) {
@@ -63,4 +78,13 @@ func scriptText(s Script) string {
 		b.WriteString(a.String() + "\n")
 	}
 	return b.String()
+}
+
+func TestCampaignReadsRapidsReport(t *testing.T) {
+	r := &reportTB{}
+	r.Errorf("[rapid] failed after 3 tests: boom\nscript (2 actions):\n  tick\n  compact\ntrace: /tmp/x.jsonl\nTo reproduce, specify -run=x")
+	o := r.outcome(0)
+	if o.Checks != 3 || o.Failure == nil || o.Failure.Msg != "boom" || o.Failure.Step != 2 || o.Script.String() != "script (2 actions):\n  tick\n  compact" {
+		t.Fatalf("outcome %+v, failure %+v", o, o.Failure)
+	}
 }

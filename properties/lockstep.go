@@ -20,7 +20,7 @@ func Lockstep(t *rapid.T, impl *cluster.Stepped, faults bool) {
 	chkM, chkS := model.NewChecker(), model.NewChecker()
 	var script Script
 	fail := func(format string, args ...any) {
-		t.Fatalf("%s\n%s", fmt.Sprintf(format, args...), script)
+		t.Fatalf("%s\n%s\ntrace: %s (converge trace replay FILE --against impl)", fmt.Sprintf(format, args...), script, saveFailure(script, model.Config{}))
 	}
 	apply := func(a model.Action) {
 		script = append(script, a)

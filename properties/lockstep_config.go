@@ -12,8 +12,9 @@ import (
 
 // LockstepConfig is Lockstep against a model variant: impl must run the
 // same variant (cluster.SteppedConfig.Mutant), so a mutant changes the
-// shared decision code on both sides. Its failures print the same messages
-// as Lockstep, and ReplayScriptConfig reproduces them from the script.
+// shared decision code on both sides. Its failures print the same message
+// and script as Lockstep (without Lockstep's trace file), and
+// ReplayScriptConfig reproduces them from the script.
 func LockstepConfig(t *rapid.T, impl *cluster.Stepped, faults bool, cfg model.Config) {
 	p := NewPair(cfg, impl)
 	check := func(err error) {
@@ -35,7 +36,7 @@ func LockstepConfig(t *rapid.T, impl *cluster.Stepped, faults bool, cfg model.Co
 }
 
 // modelProperty is Model with faults optional; it fails with the same
-// messages.
+// message and script (without Model's trace file).
 func modelProperty(t *rapid.T, cfg model.Config, faults bool) {
 	m := newModelRun(cfg)
 	check := func(err error) {

@@ -31,7 +31,9 @@ func Model(t *rapid.T, cfg model.Config) {
 	st := model.New(cfg)
 	chk := model.NewChecker()
 	var script Script
-	fail := func(err error) { t.Fatalf("%v\n%s", err, script) }
+	fail := func(err error) {
+		t.Fatalf("%v\n%s\ntrace: %s", err, script, saveFailure(script, cfg))
+	}
 	apply := func(a model.Action) {
 		script = append(script, a)
 		r := st.Step(a)

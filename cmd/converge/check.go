@@ -1,0 +1,262 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/store"
+	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties"
+)
+
+func init() {
+	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck})
+}
+
+const checkUsage = "[--checks N] [--steps N] [--seed N] [--faults=BOOL] [--target model|lockstep] [--mutant NAME] [--out FILE] | --replay FILE"
+
+type checkFlags struct {
+	checks, steps int
+	seed          uint64
+	faults        bool
+	target        string
+	mutant        string
+	replay, out   string
+	shrink        time.Duration
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", checkUsage, stderr)
+	var f checkFlags
+	fs.IntVar(&f.checks, "checks", 100, "random checks to run")
+	fs.IntVar(&f.steps, "steps", 50, "average random actions per check")
+	fs.Uint64Var(&f.seed, "seed", 0, "rapid seed (default: from the clock; printed)")
+	fs.BoolVar(&f.faults, "faults", true, "draw faults (stale views, watch drops, compaction, crashes, node partitions)")
+	fs.StringVar(&f.target, "target", "model", "model (the spec alone) or lockstep (model vs the implementation over an embedded etcd)")
+	fs.StringVar(&f.mutant, "mutant", "", "run a deliberately wrong variant: "+mutantNames())
+	fs.StringVar(&f.replay, "replay", "", "run this script (one action per line) instead of a campaign")
+	fs.StringVar(&f.out, "out", "converge-failure.script", "where to save a counterexample")
+	fs.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time allowed to shrink a counterexample")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	target := properties.Target(f.target)
+	if target != properties.TargetModel && target != properties.TargetLockstep {
+		return usageError("--target must be model or lockstep, not %q", f.target)
+	}
+	if err := properties.ValidMutant(model.Mutant(f.mutant)); err != nil {
+		return usageError("%v", err)
+	}
+	if f.checks <= 0 || f.steps <= 0 || f.shrink <= 0 {
+		return usageError("--checks, --steps and --shrink-time must be positive")
+	}
+	seedSet := false
+	fs.Visit(func(fl *flag.Flag) { seedSet = seedSet || fl.Name == "seed" })
+	if !seedSet {
+		f.seed = uint64(time.Now().UnixNano())
+	}
+	if f.replay != "" {
+		return runReplay(f, target, stdout)
+	}
+	return runCampaign(f, target, stdout, stderr)
+}
+
+func mutantNames() string {
+	var names []string
+	for _, m := range model.Mutants {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
+}
+
+// lockstepClusters starts an embedded etcd in a temporary directory and
+// returns a constructor of stepped clusters, each on a fresh key prefix.
+func lockstepClusters() (newStepped func(model.Mutant) (*cluster.Stepped, error), stop func(), err error) {
+	dir, err := os.MkdirTemp("", "converge-check-")
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		e.Close()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	stop = func() {
+		c.Close()
+		e.Close()
+		os.RemoveAll(dir)
+	}
+	n := 0
+	newStepped = func(m model.Mutant) (*cluster.Stepped, error) {
+		n++
+		return cluster.NewStepped(cluster.SteppedConfig{Store: store.New(c, fmt.Sprintf("/check/%d", n)), Mutant: m})
+	}
+	return newStepped, stop, nil
+}
+
+func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
+	text, err := os.ReadFile(f.replay)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	script, err := properties.ParseScript(strings.NewReader(string(text)))
+	if err != nil {
+		return usageError("%s: %v", f.replay, err)
+	}
+	cfg := model.Config{Mutant: model.Mutant(f.mutant)}
+	if target == properties.TargetModel {
+		err = properties.ReplayModel(strings.NewReader(string(text)), cfg)
+	} else {
+		newStepped, stop, serr := lockstepClusters()
+		if serr != nil {
+			return fmt.Errorf("start etcd: %w", serr)
+		}
+		defer stop()
+		s, serr := newStepped(cfg.Mutant)
+		if serr != nil {
+			return serr
+		}
+		defer s.Close()
+		err = properties.ReplayScriptConfig(strings.NewReader(string(text)), s, cfg)
+	}
+	var fail *properties.Failure
+	if errors.As(err, &fail) {
+		fmt.Fprintf(stdout, "FAIL: replaying %s (%d actions, target %s) fails at step %d:\n%s\n", f.replay, len(script), target, fail.Step, fail.Msg)
+		return &exitError{code: 1, err: fmt.Errorf("the script fails at step %d", fail.Step)}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ok: replayed %s (%d actions, target %s), recovered and converged\n", f.replay, len(script), target)
+	return nil
+}
+
+func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Writer) error {
+	c := properties.Campaign{Checks: f.checks, Steps: f.steps, Seed: f.seed, Faults: f.faults,
+		Target: target, Mutant: model.Mutant(f.mutant), ShrinkTime: f.shrink}
+	if target == properties.TargetLockstep {
+		newStepped, stop, err := lockstepClusters()
+		if err != nil {
+			return fmt.Errorf("start etcd: %w", err)
+		}
+		defer stop()
+		c.NewStepped = newStepped
+	}
+	fmt.Fprintf(stdout, "converge check: target %s, %d checks of ~%d actions, faults %v, seed %d%s\n",
+		target, f.checks, f.steps, f.faults, f.seed, mutantNote(f.mutant))
+
+	start := time.Now()
+	var mu sync.Mutex
+	var last properties.Progress
+	var found time.Time // the first failure: checks/s stops there
+	c.Progress = func(p properties.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		last = p
+		if p.Failures > 0 && found.IsZero() {
+			found = time.Now()
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // progress, every second, on stderr
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				mu.Lock()
+				p, end := last, found
+				mu.Unlock()
+				if end.IsZero() {
+					end = time.Now()
+				}
+				fmt.Fprintln(stderr, progressLine(p, f.checks, end.Sub(start)))
+			}
+		}
+	}()
+	out, err := c.Run()
+	close(done)
+	wg.Wait()
+	if err != nil {
+		return usageError("%v", err)
+	}
+	elapsed := time.Since(start).Round(time.Millisecond)
+	if out.Failure == nil {
+		fmt.Fprintf(stdout, "ok: %d checks passed in %v (seed %d)\n", out.Checks, elapsed, f.seed)
+		return nil
+	}
+	fmt.Fprintf(stdout, "FAIL after %d passing checks in %v (seed %d, shrunk in %d runs):\n%s\n",
+		out.Checks, elapsed, f.seed, last.Shrinking, out.Failure.Msg)
+	if len(out.Script) == 0 {
+		fmt.Fprintf(stdout, "rapid's report:\n%s\n", out.Report)
+		return &exitError{code: 1, err: errors.New("the property failed without a script")}
+	}
+	fmt.Fprintf(stdout, "%s\n", out.Script)
+	replay := "converge check --target lockstep" + mutantFlag(f.mutant) + " --replay " + f.out
+	if err := os.WriteFile(f.out, []byte(scriptFile(f, target, out, replay)), 0o644); err != nil {
+		return fmt.Errorf("save the counterexample: %w", err)
+	}
+	fmt.Fprintf(stdout, "saved to %s; replay it with:\n  %s\n", f.out, replay)
+	return &exitError{code: 1, err: fmt.Errorf("property failed; counterexample in %s", f.out)}
+}
+
+func progressLine(p properties.Progress, checks int, elapsed time.Duration) string {
+	rate := float64(p.Checks) / elapsed.Seconds()
+	line := fmt.Sprintf("checks %d/%d, %.1f checks/s, failures %d", p.Checks, checks, rate, min(p.Failures, 1))
+	if p.Failures > 0 {
+		line += fmt.Sprintf(", shrinking (%d runs)", p.Shrinking)
+	}
+	return line
+}
+
+func mutantNote(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ", mutant " + m
+}
+
+func mutantFlag(m string) string {
+	if m == "" {
+		return ""
+	}
+	return " --mutant " + m
+}
+
+// scriptFile is the saved counterexample: a commented header, then one
+// action per line.
+func scriptFile(f checkFlags, target properties.Target, out properties.Outcome, replay string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# converge check counterexample: target %s, seed %d, faults %v%s\n", target, f.seed, f.faults, mutantNote(f.mutant))
+	fmt.Fprintf(&b, "# fails at step %d:\n", out.Failure.Step)
+	for _, l := range strings.Split(out.Failure.Msg, "\n") {
+		fmt.Fprintf(&b, "#   %s\n", l)
+	}
+	fmt.Fprintf(&b, "# replay: %s\n", replay)
+	for _, a := range out.Script {
+		b.WriteString(a.String() + "\n")
+	}
+	return b.String()
+}
