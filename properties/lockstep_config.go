@@ -12,14 +12,13 @@ import (
 
 // LockstepConfig is Lockstep against a model variant: impl must run the
 // same variant (cluster.SteppedConfig.Mutant), so a mutant changes the
-// shared decision code on both sides. Its failures print the same message
-// and script as Lockstep (without Lockstep's trace file), and
-// ReplayScriptConfig reproduces them from the script.
+// shared decision code on both sides. A failure prints the message and the
+// script, which ReplayScriptConfig reproduces, and saves it as a trace.
 func LockstepConfig(t *rapid.T, impl *cluster.Stepped, faults bool, cfg model.Config) {
 	p := NewPair(cfg, impl)
 	check := func(err error) {
 		if err != nil {
-			t.Fatalf("%v\n%s", err, p.Script)
+			t.Fatalf("%v\n%s\ntrace: %s (converge trace replay FILE --against impl)", err, p.Script, saveFailure(p.Script, cfg))
 		}
 	}
 	t.Repeat(map[string]func(*rapid.T){
@@ -35,13 +34,12 @@ func LockstepConfig(t *rapid.T, impl *cluster.Stepped, faults bool, cfg model.Co
 	check(p.Finish())
 }
 
-// modelProperty is Model with faults optional; it fails with the same
-// message and script (without Model's trace file).
+// modelProperty is Model with faults optional.
 func modelProperty(t *rapid.T, cfg model.Config, faults bool) {
 	m := newModelRun(cfg)
 	check := func(err error) {
 		if err != nil {
-			t.Fatalf("%v\n%s", err, m.script)
+			t.Fatalf("%v\n%s\ntrace: %s", err, m.script, saveFailure(m.script, cfg))
 		}
 	}
 	t.Repeat(map[string]func(*rapid.T){

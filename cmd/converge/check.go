@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/impl/cluster"
-	"github.com/converge-dev/converge/impl/etcd"
 	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/properties"
@@ -83,25 +82,9 @@ func mutantNames() string {
 // lockstepClusters starts an embedded etcd in a temporary directory and
 // returns a constructor of stepped clusters, each on a fresh key prefix.
 func lockstepClusters() (newStepped func(model.Mutant) (*cluster.Stepped, error), stop func(), err error) {
-	dir, err := os.MkdirTemp("", "converge-check-")
+	c, stop, err := tempEtcd("check")
 	if err != nil {
 		return nil, nil, err
-	}
-	e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		e.Close()
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	stop = func() {
-		c.Close()
-		e.Close()
-		os.RemoveAll(dir)
 	}
 	n := 0
 	newStepped = func(m model.Mutant) (*cluster.Stepped, error) {

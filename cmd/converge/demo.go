@@ -141,22 +141,11 @@ func openStore(endpoints string) (*store.Store, func(), error) {
 		prefix := fmt.Sprintf("/converge-demo/%d", time.Now().UnixNano())
 		return store.New(c, prefix), func() { c.Close() }, nil
 	}
-	dir, err := os.MkdirTemp("", "converge-demo-")
+	c, stop, err := tempEtcd("demo")
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		e.Close()
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return store.New(c, ""), func() { c.Close(); e.Close(); os.RemoveAll(dir) }, nil
+	return store.New(c, ""), stop, nil
 }
 
 func printState(w io.Writer, snap *model.Snapshot) {

@@ -283,24 +283,11 @@ func openImpl(endpoints []string) (*implCluster, error) {
 		}
 		return &implCluster{client: c, external: true, cleanup: []func(){func() { c.Close() }}}, nil
 	}
-	ic := &implCluster{}
-	dir, err := os.MkdirTemp("", "converge-replay-")
+	c, stop, err := tempEtcd("replay")
 	if err != nil {
-		return nil, fmt.Errorf("replay: temp dir for etcd: %w", err)
-	}
-	ic.cleanup = append(ic.cleanup, func() { os.RemoveAll(dir) })
-	e, err := etcd.StartEmbedded(etcd.Config{DataDir: dir})
-	if err != nil {
-		ic.close()
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	ic.cleanup = append(ic.cleanup, e.Close)
-	if ic.client, err = e.Client(); err != nil {
-		ic.close()
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	ic.cleanup = append(ic.cleanup, func() { ic.client.Close() })
-	return ic, nil
+	return &implCluster{client: c, cleanup: []func(){stop}}, nil
 }
 
 func (ic *implCluster) close() {

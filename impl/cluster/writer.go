@@ -164,12 +164,12 @@ func (w *writer) delete(o model.Obj, grace *int64) int64 {
 	if w.Stopped() {
 		return 0
 	}
-	if p, ok := o.(*model.Pod); ok && grace == nil && p.Deleting {
-		return 0 // already terminating: the model writes nothing either
-	}
 	rv := strconv.FormatInt(model.M(o).Version, 10)
 	opts := api.DeleteOptions{GracePeriodSeconds: grace, Preconditions: &api.Preconditions{ResourceVersion: &rv}}
 	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.M(o).Name, opts)
+	if err == nil && stored != nil && revOf(stored) == model.M(o).Version {
+		return 0 // already terminating: nothing was written, as in the model
+	}
 	// Marked, not removed, when this call set the deletion timestamp.
 	final := grace != nil || model.M(o).Deleting || stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil
 	return w.record(model.VerbDelete, model.RefOf(o), o, stored, final, err)
