@@ -61,6 +61,7 @@ var teeth = []struct {
 func TestMutantsAreCaughtAndShrunk(t *testing.T) {
 	defer setFlag(t, "rapid.checks", "1000")()
 	defer setFlag(t, "rapid.nofailfile", "true")()
+	defer setFlag(t, "rapid.shrinktime", "10s")()
 	for _, tc := range teeth {
 		t.Run(string(tc.mutant), func(t *testing.T) {
 			defer setFlag(t, "rapid.seed", tc.seed)()

@@ -13,8 +13,16 @@ var (
 	NodeNames       = []string{"node-1", "node-2", "node-3"}
 )
 
+// ActionSource is a cluster that actions are drawn from: the model, or the
+// stepped implementation when it runs code the model does not have.
+type ActionSource interface {
+	EnabledSteps() []model.Action
+	EnabledFaults() []model.Action
+	Objects(k model.Kind) []model.Obj
+}
+
 // DrawUser draws one user action.
-func DrawUser(t *rapid.T, st *model.State) model.Action {
+func DrawUser(t *rapid.T, st ActionSource) model.Action {
 	d := rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")
 	switch rapid.IntRange(0, 9).Draw(t, "user") {
 	case 0, 1:
@@ -43,7 +51,7 @@ func DrawUser(t *rapid.T, st *model.State) model.Action {
 // DrawAction draws one action from the model's state: mostly component
 // steps (sometimes with a crash point), then user actions, then faults
 // (when allowed). ok is false when nothing is enabled.
-func DrawAction(t *rapid.T, st *model.State, faults bool) (a model.Action, ok bool) {
+func DrawAction(t *rapid.T, st ActionSource, faults bool) (a model.Action, ok bool) {
 	kind := rapid.IntRange(0, 9).Draw(t, "class")
 	switch {
 	case kind < 6:

@@ -29,10 +29,20 @@ type component struct {
 	seen  int
 
 	held, down, broken bool
+
+	// user, when set, is a user's controller in place of (or in addition
+	// to) the model's decision code.
+	user *userCode
 }
 
-func newComponent(e *env, name string) *component {
+func newComponent(e *env, name string, user *ControllerSpec) *component {
 	c := &component{name: name, node: model.NodeOf(name), env: e, kinds: model.WatchedKinds(name), inf: map[model.Kind]*controller.Informer{}}
+	if user != nil {
+		c.user = &userCode{spec: *user}
+		if c.kinds == nil {
+			c.kinds = user.Watches
+		}
+	}
 	c.mem = model.NewMemory(name)
 	c.queue = e.newQueue()
 	for _, k := range c.kinds {
@@ -57,10 +67,21 @@ func (c *component) onEvent(k model.Kind) controller.Handler {
 		defer c.mu.Unlock()
 		c.mem.Apply(e)
 		c.seen++
-		for _, key := range model.Keys(c.mem, e) {
+		for _, key := range c.keys(e) {
 			c.queue.Add(key)
 		}
 	}
+}
+
+// keys is the model's key function, or a new user component's.
+func (c *component) keys(e model.Event) []string {
+	if c.user != nil && model.WatchedKinds(c.name) == nil {
+		if c.user.spec.Keys != nil {
+			return c.user.spec.Keys(e)
+		}
+		return []string{model.M(e.Obj).Name}
+	}
+	return model.Keys(c.mem, e)
 }
 
 func eventType(t string) model.EventType {
@@ -88,6 +109,14 @@ func (c *component) rebuild(ctx context.Context) {
 		c.mem.Rev[k] = inf.LastRev()
 	}
 	c.seen++
+	if c.user != nil && model.WatchedKinds(c.name) == nil {
+		for _, o := range c.mem.View {
+			for _, key := range c.keys(model.Event{Type: model.Added, Obj: o}) {
+				c.queue.Add(key)
+			}
+		}
+		return
+	}
 	for _, key := range model.Resync(c.mem, &host{env: c.env, ctx: ctx}) {
 		c.queue.Add(key)
 	}
@@ -103,7 +132,11 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 	w := &writer{ctx: ctx, c: c, limit: limit}
 	c.mu.Lock()
 	q := c.queue
-	model.Reconcile(c.mem, &host{env: c.env, ctx: ctx}, w, key)
+	if c.user != nil {
+		c.reconcileUser(ctx, key, w)
+	} else {
+		model.Reconcile(c.mem, &host{env: c.env, ctx: ctx}, w, key)
+	}
 	c.mu.Unlock()
 	switch {
 	case crashAfter > 0:
@@ -127,6 +160,9 @@ func (c *component) crash() {
 	c.mem.Reset()
 	c.queue = c.env.newQueue()
 	c.broken = true
+	if c.user != nil {
+		c.user.rec = nil // the process restarts with nothing in memory
+	}
 }
 
 // host is the model.Host of the implementation's components: live reads

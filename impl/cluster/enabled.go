@@ -148,3 +148,38 @@ func (s *Stepped) Recovery() []model.Action {
 	}
 	return out
 }
+
+// EnabledFaults lists the faults that can be injected now, in the model's
+// order.
+func (s *Stepped) EnabledFaults() []model.Action {
+	var out []model.Action
+	for _, n := range s.names {
+		for _, op := range []model.Op{model.OpHold, model.OpRelease, model.OpDropWatch, model.OpCrash} {
+			if a := (model.Action{Op: op, Who: n}); s.enabled(a) {
+				out = append(out, a)
+			}
+		}
+	}
+	for _, c := range s.env.nodes.all(s.ctx) {
+		if c.Running {
+			out = append(out, model.Action{Op: model.OpCrashContainer, Who: c.Node, Key: c.Pod})
+		}
+	}
+	for _, o := range s.Objects(model.KindNode) {
+		for _, op := range []model.Op{model.OpNodeDown, model.OpNodeUp} {
+			if a := (model.Action{Op: op, Who: model.M(o).Name}); s.enabled(a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return append(out, model.Action{Op: model.OpCompact})
+}
+
+// Objects returns the stored objects of one kind, projected, in name order.
+func (s *Stepped) Objects(k model.Kind) []model.Obj {
+	snap, err := s.env.objects(s.ctx)
+	if err != nil {
+		return nil
+	}
+	return snap.List(k)
+}

@@ -24,6 +24,8 @@ type RunningConfig struct {
 	Tick time.Duration
 	// Runtime gives each node's container runtime. Default: in-memory fakes.
 	Runtime func(node string) container.Runtime
+	// Controllers replace or add components (see ControllerSpec).
+	Controllers []ControllerSpec
 	// Log hears one line per step that wrote something, as it happens.
 	Log func(line string)
 	// Trace, if set, records every step that wrote something as a trace
@@ -53,14 +55,14 @@ func StartRunning(cfg RunningConfig) (*Running, error) {
 	if cfg.Log == nil {
 		cfg.Log = func(string) {}
 	}
-	s, err := newCore(SteppedConfig{Store: cfg.Store, Runtime: cfg.Runtime}, false)
+	s, err := newCore(SteppedConfig{Store: cfg.Store, Runtime: cfg.Runtime, Controllers: cfg.Controllers}, false)
 	if err != nil {
 		return nil, err
 	}
 	r := &Running{Stepped: s, cfg: cfg}
 	s.logical.Store(time.Now().Unix())
 	s.start = r.startRunning
-	for _, n := range model.ControlPlane {
+	for _, n := range s.controlPlane() {
 		if err := s.addComponent(n); err != nil {
 			r.Close()
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,9 @@ type SteppedConfig struct {
 	Timeout time.Duration
 	// Runtime gives each node's container runtime. Default: in-memory fakes.
 	Runtime func(node string) container.Runtime
+	// Controllers replace built-in components' decision code with a user's
+	// controller, or add new components (see ControllerSpec).
+	Controllers []ControllerSpec
 }
 
 // Stepped is the control plane driven one model action at a time.
@@ -42,6 +46,7 @@ type Stepped struct {
 	timeout time.Duration
 	logical atomic.Int64             // the logical clock: seconds
 	start   func(c *component) error // how a component starts: stepped or running
+	users   map[string]*ControllerSpec
 
 	mu    sync.Mutex // guards comps, names and errs (the running driver's goroutines read them)
 	comps map[string]*component
@@ -56,13 +61,25 @@ func NewStepped(cfg SteppedConfig) (*Stepped, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range model.ControlPlane {
+	for _, n := range s.controlPlane() {
 		if err := s.addComponent(n); err != nil {
 			s.Close()
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// controlPlane is the built-in control plane plus the user's new components.
+func (s *Stepped) controlPlane() []string {
+	out := append([]string(nil), model.ControlPlane...)
+	for name := range s.users {
+		if model.WatchedKinds(name) == nil {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // newCore builds a cluster without components; stepped selects how
@@ -75,7 +92,19 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 		cfg.Timeout = 10 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}}
+	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}, users: map[string]*ControllerSpec{}}
+	for i := range cfg.Controllers {
+		u := cfg.Controllers[i]
+		if u.Name == "" || u.New == nil {
+			cancel()
+			return nil, errors.New("cluster: a ControllerSpec needs a Name and New")
+		}
+		if model.WatchedKinds(u.Name) == nil && len(u.Watches) == 0 {
+			cancel()
+			return nil, errors.New("cluster: new controller " + u.Name + " watches nothing")
+		}
+		s.users[u.Name] = &u
+	}
 	reg := registry.New(registry.Config{Store: cfg.Store, Clock: s.clock})
 	c := client.Local(reg)
 	uids := project.NewUIDs()
@@ -113,7 +142,11 @@ func (s *Stepped) wait() (context.Context, context.CancelFunc) {
 
 // addComponent starts a component; it lists the store as it starts.
 func (s *Stepped) addComponent(name string) error {
-	c := newComponent(s.env, name)
+	user := s.users[name]
+	if user == nil && model.NodeOf(name) != "" {
+		user = s.users[strings.SplitN(name, "/", 2)[0]] // "kubelet" replaces every kubelet/NODE
+	}
+	c := newComponent(s.env, name, user)
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	if err := s.start(c); err != nil {
 		c.cancel()

@@ -1,0 +1,131 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/model"
+)
+
+// ControllerSpec plugs a user's controller into the control plane. With the
+// Name of a built-in component it replaces that component's decision code
+// (the informers, queue keys and faults stay the built-in's); with a new
+// Name it adds a component that watches Watches and queues Keys.
+type ControllerSpec struct {
+	Name string
+	// Watches and Keys are for new components only. Keys maps an event to
+	// queue keys; nil queues the object's name.
+	Watches []model.Kind
+	Keys    func(e model.Event) []string
+	// New builds the Reconciler. It is called again after every crash, as
+	// a restarted process would be.
+	New func(env ControllerEnv) controller.Reconciler
+}
+
+// ControllerEnv is what a user's controller gets: a client whose writes the
+// harness counts (for crash points) and records (for traces and
+// invariants), the component's informer caches, and the clock.
+type ControllerEnv struct {
+	Client client.Client
+	Cache  func(k model.Kind) *controller.Cache
+	Now    func() time.Time
+}
+
+// userCode is a component's user controller and its live instance.
+type userCode struct {
+	spec   ControllerSpec
+	rec    controller.Reconciler // nil until first use and after a crash
+	client *recordingClient
+}
+
+// reconcileUser runs the user's Reconciler for one key; a failed write, an
+// error or a requeue marks the key for a retry.
+func (c *component) reconcileUser(ctx context.Context, key string, w *writer) {
+	u := c.user
+	if u.rec == nil {
+		u.client = &recordingClient{Client: c.env.client}
+		u.rec = u.spec.New(ControllerEnv{Client: u.client, Cache: c.cacheOf, Now: c.env.clockTime})
+	}
+	u.client.w = w
+	res, err := u.rec.Reconcile(ctx, controller.Request{Namespace: Namespace, Name: key})
+	if err != nil || res.Requeue || res.RequeueAfter > 0 {
+		w.failed = true
+	}
+}
+
+func (c *component) cacheOf(k model.Kind) *controller.Cache {
+	if inf := c.inf[k]; inf != nil {
+		return inf.Cache()
+	}
+	return nil
+}
+
+// errCrashed is what a user's write returns past its crash point.
+var errCrashed = errors.New("cluster: the component crashed at its crash point")
+
+// recordingClient records a user controller's writes as model.Writes and
+// refuses them past the crash point.
+type recordingClient struct {
+	client.Client
+	w *writer
+}
+
+// write makes one write and records it; deletes report whether the object
+// is gone for good.
+func (r *recordingClient) write(verb model.Verb, resource, name string, do func() (api.Object, error)) (api.Object, error) {
+	if r.w.Stopped() {
+		return nil, errCrashed
+	}
+	k, known := model.KindOf(resource)
+	stored, err := do()
+	if !known {
+		return stored, err
+	}
+	if stored != nil {
+		name = stored.GetObjectMeta().Name
+	}
+	ref := model.Ref{Kind: k, Name: name}
+	before := r.w.c.mem.View[ref]
+	final := false
+	if verb == model.VerbDelete {
+		if err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version {
+			return stored, nil // nothing was written
+		}
+		final = stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil || (before != nil && model.M(before).Deleting)
+	}
+	r.w.record(verb, ref, before, stored, final, err)
+	return stored, err
+}
+
+func resourceOf(obj api.Object) string {
+	if ri, ok := api.ResourceFor(obj); ok {
+		return ri.Resource
+	}
+	return ""
+}
+
+func (r *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	return r.write(model.VerbCreate, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
+}
+
+func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	return r.write(model.VerbUpdate, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
+}
+
+func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	return r.write(model.VerbStatus, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
+}
+
+func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
+	return r.write(model.VerbDelete, resource, name, func() (api.Object, error) { return r.Client.Delete(ctx, resource, namespace, name, opts) })
+}
+
+func (r *recordingClient) Bind(ctx context.Context, namespace, pod, node, expectRV string) (api.Object, error) {
+	return r.write(model.VerbBind, "pods", pod, func() (api.Object, error) { return r.Client.Bind(ctx, namespace, pod, node, expectRV) })
+}
+
+func (e *env) clockTime() time.Time { return time.Unix(e.now(), 0).UTC() }

@@ -1,0 +1,34 @@
+package properties
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/store/storetest"
+)
+
+// CheckController is the entry point for a user's controller: it runs the
+// implementation-only property (Impl) with the controller in place of the
+// built-in component of the same name, or added as a new one, each check
+// on a fresh cluster over the test binary's embedded etcd. Add
+// `func TestMain(m *testing.M) { storetest.Main(m) }` to the test package to
+// stop etcd and remove its directory at the end.
+func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
+	t.Helper()
+	CheckControllerTB(t, t, spec, o)
+}
+
+// CheckControllerTB is CheckController reporting to any rapid.TB (a test
+// that expects a failure passes its own); stores come from t.
+func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o ImplOptions) {
+	rapid.Check(tb, func(rt *rapid.T) {
+		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Controllers: []cluster.ControllerSpec{spec}})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer s.Close()
+		Impl(rt, s, o)
+	})
+}

@@ -1,0 +1,91 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+
+	"pgregory.net/rapid"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/model"
+)
+
+// ImplOptions are the extra checks of a user's controller.
+type ImplOptions struct {
+	// Faults draws faults too (default in CheckController: true).
+	Faults bool
+	// Invariant, if set, is checked after every step with the built-in
+	// invariants.
+	Invariant func(s *model.Snapshot) error
+	// Converged, if set, is checked at the end with model.Converged.
+	Converged func(s *model.Snapshot) error
+}
+
+// Impl is the implementation-only property, for controllers the model does
+// not have (a user's): random interleavings drawn from the implementation's
+// own enabled set, the invariants after every step, then recovery, a fair
+// quiesce and convergence.
+func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
+	chk := model.NewChecker()
+	var script Script
+	fail := func(err error) {
+		t.Fatalf("%v\n%s", err, script)
+	}
+	check := func(s *model.Snapshot) error {
+		if o.Invariant != nil {
+			return o.Invariant(s)
+		}
+		return nil
+	}
+	apply := func(a model.Action) {
+		script = append(script, a)
+		r := impl.Step(a)
+		if errors.Is(r.Err, model.ErrNotEnabled) {
+			fail(r.Err)
+		}
+		s := impl.Snapshot()
+		if err := chk.Check(s, r.Writes); err != nil {
+			fail(err)
+		}
+		if err := check(s); err != nil {
+			fail(err)
+		}
+		if errs := impl.Errors(); len(errs) > 0 {
+			fail(fmt.Errorf("impl errors: %v", errs))
+		}
+	}
+	t.Repeat(map[string]func(*rapid.T){
+		"action": func(t *rapid.T) {
+			a, ok := DrawAction(t, impl, o.Faults)
+			if !ok {
+				t.Skip("nothing enabled")
+			}
+			apply(a)
+		},
+	})
+	for _, a := range impl.Recovery() {
+		apply(a)
+	}
+	if len(impl.Objects(model.KindNode)) == 0 {
+		apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
+	}
+	for i := 0; ; i++ {
+		a, ok := impl.NextQuiesceStep()
+		if !ok {
+			break
+		}
+		if i > MaxQuiesceSteps {
+			fail(fmt.Errorf("quiesce did not finish in %d steps", MaxQuiesceSteps))
+		}
+		apply(a)
+	}
+	s := impl.Snapshot()
+	if err := model.Converged(s); err != nil {
+		fail(err)
+	}
+	if o.Converged != nil {
+		if err := o.Converged(s); err != nil {
+			fail(err)
+		}
+	}
+}

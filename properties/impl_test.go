@@ -1,0 +1,43 @@
+package properties
+
+import (
+	"context"
+	"testing"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/model"
+)
+
+// noopController reconciles nothing: replacing the endpoints controller
+// with it must be caught (Endpoints never appear), which shows the
+// user-controller path really replaces the built-in code.
+type noopController struct{}
+
+func (noopController) Reconcile(context.Context, controller.Request) (controller.Result, error) {
+	return controller.Result{}, nil
+}
+
+func TestImplPropertyPassesWithTheBuiltInCode(t *testing.T) {
+	defer mustSetFlags(t, map[string]string{"rapid.checks": "20"})()
+	CheckController(t, cluster.ControllerSpec{Name: "watcher", Watches: []model.Kind{model.KindPod},
+		New: func(cluster.ControllerEnv) controller.Reconciler { return noopController{} }}, ImplOptions{Faults: true})
+}
+
+func TestImplPropertyCatchesAControllerThatDoesNothing(t *testing.T) {
+	defer mustSetFlags(t, map[string]string{"rapid.checks": "200", "rapid.nofailfile": "true", "rapid.shrinktime": "3s"})()
+	tb := &reportTB{name: t.Name()}
+	spec := cluster.ControllerSpec{Name: model.EndpointsController, New: func(cluster.ControllerEnv) controller.Reconciler { return noopController{} }}
+	CheckControllerTB(tb, t, spec, ImplOptions{})
+	if !tb.failed {
+		t.Fatal("an endpoints controller that does nothing passed")
+	}
+}
+
+func mustSetFlags(t *testing.T, values map[string]string) func() {
+	undo, err := setFlags(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return undo
+}
