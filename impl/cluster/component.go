@@ -45,18 +45,22 @@ func newComponent(e *env, name string, user *ControllerSpec) *component {
 	}
 	c.mem = model.NewMemory(name)
 	c.queue = e.newQueue()
-	for _, k := range c.kinds {
-		inf := controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Namespace: namespaceOf(k), Clock: e.clock})
-		inf.AddHandler(c.onEvent(k))
-		c.inf[k] = inf
-	}
 	return c
+}
+
+// watch attaches the component to an informer for kind k.
+func (c *component) watch(k model.Kind, inf *controller.Informer) {
+	inf.AddHandler(c.onEvent(k))
+	c.inf[k] = inf
 }
 
 // onEvent projects an informer's event into the memory and queues the keys
 // the model's handler names.
 func (c *component) onEvent(k model.Kind) controller.Handler {
 	return func(ev controller.Event, _ *controller.Cache) {
+		if c.ctx.Err() != nil {
+			return // removed with its node; shared informers outlive it
+		}
 		o, err := project.ToModel(ev.Object, c.env.uids)
 		if err != nil {
 			c.env.report(fmt.Errorf("%s: %w", c.name, err))

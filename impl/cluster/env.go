@@ -29,6 +29,31 @@ type env struct {
 
 	mu        sync.Mutex
 	lastWrite [model.NumKinds]int64 // highest revision written per kind
+	// shared holds the running driver's informers, one per kind for all
+	// components, as a shared informer factory does: one watch and one
+	// decode per event, whatever the number of nodes.
+	shared map[model.Kind]*controller.Informer
+}
+
+func (e *env) newInformer(k model.Kind) *controller.Informer {
+	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Namespace: namespaceOf(k), Clock: e.clock})
+}
+
+// sharedInformer returns the running informer for kind k, starting it the
+// first time; run starts its goroutine.
+func (e *env) sharedInformer(ctx context.Context, k model.Kind, run func(*controller.Informer)) (*controller.Informer, error) {
+	e.mu.Lock()
+	if e.shared == nil {
+		e.shared = map[model.Kind]*controller.Informer{}
+	}
+	inf, ok := e.shared[k]
+	if !ok {
+		inf = e.newInformer(k)
+		e.shared[k] = inf
+		run(inf)
+	}
+	e.mu.Unlock()
+	return inf, inf.WaitForSync(ctx)
 }
 
 func (e *env) newQueue() *controller.Queue {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/impl/container"
+	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/traces"
@@ -113,20 +114,24 @@ func (r *Running) logStep(a model.Action, res model.Result) {
 	}
 }
 
-// startRunning runs a component's informers and one worker.
+// startRunning attaches a component to the shared informers, fills its
+// memory from their caches and starts one worker.
 func (r *Running) startRunning(c *component) error {
-	for _, inf := range c.inf {
+	run := func(inf *controller.Informer) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			_ = inf.Run(c.ctx)
+			_ = inf.Run(r.ctx)
 		}()
 	}
-	for _, inf := range c.inf {
-		if err := inf.WaitForSync(c.ctx); err != nil {
+	for _, k := range c.kinds {
+		inf, err := r.env.sharedInformer(c.ctx, k, run)
+		if err != nil {
 			return err
 		}
+		c.watch(k, inf) // before the rebuild: no event falls between
 	}
+	c.rebuild(c.ctx)
 	c.mu.Lock()
 	c.seen = 0
 	c.mu.Unlock()

@@ -162,6 +162,7 @@ func (s *Stepped) addComponent(name string) error {
 
 func (s *Stepped) startStepped(c *component) error {
 	for _, k := range c.kinds {
+		c.watch(k, s.env.newInformer(k))
 		if err := c.inf[k].Start(c.ctx); err != nil {
 			return err
 		}
