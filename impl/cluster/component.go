@@ -30,6 +30,11 @@ type component struct {
 
 	held, down, broken bool
 
+	// The running driver's inbox of events not yet applied.
+	inboxMu    sync.Mutex
+	inbox      []controller.Event
+	inboxReady chan struct{}
+
 	// user, when set, is a user's controller in place of (or in addition
 	// to) the model's decision code.
 	user *userCode
@@ -45,6 +50,7 @@ func newComponent(e *env, name string, user *ControllerSpec) *component {
 	}
 	c.mem = model.NewMemory(name)
 	c.queue = e.newQueue()
+	c.inboxReady = make(chan struct{}, 1)
 	return c
 }
 
@@ -55,25 +61,59 @@ func (c *component) watch(k model.Kind, inf *controller.Informer) {
 }
 
 // onEvent projects an informer's event into the memory and queues the keys
-// the model's handler names.
+// the model's handler names. In the running driver events go through an
+// inbox, so a shared informer never waits for a component that is busy
+// reconciling.
 func (c *component) onEvent(k model.Kind) controller.Handler {
 	return func(ev controller.Event, _ *controller.Cache) {
 		if c.ctx.Err() != nil {
 			return // removed with its node; shared informers outlive it
 		}
-		o, err := project.ToModel(ev.Object, c.env.uids)
-		if err != nil {
-			c.env.report(fmt.Errorf("%s: %w", c.name, err))
+		if c.env.stepped {
+			c.apply(ev)
 			return
 		}
-		e := model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.mem.Apply(e)
-		c.seen++
-		for _, key := range c.keys(e) {
-			c.queue.Add(key)
+		c.inboxMu.Lock()
+		c.inbox = append(c.inbox, ev)
+		c.inboxMu.Unlock()
+		select {
+		case c.inboxReady <- struct{}{}:
+		default:
 		}
+	}
+}
+
+// drain applies inbox events until the component is removed.
+func (c *component) drain() {
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.inboxReady:
+		}
+		c.inboxMu.Lock()
+		evs := c.inbox
+		c.inbox = nil
+		c.inboxMu.Unlock()
+		for _, ev := range evs {
+			c.apply(ev)
+		}
+	}
+}
+
+func (c *component) apply(ev controller.Event) {
+	o, err := project.ToModel(ev.Object, c.env.uids)
+	if err != nil {
+		c.env.report(fmt.Errorf("%s: %w", c.name, err))
+		return
+	}
+	e := model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mem.Apply(e)
+	c.seen++
+	for _, key := range c.keys(e) {
+		c.queue.Add(key)
 	}
 }
 

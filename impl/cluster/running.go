@@ -135,7 +135,8 @@ func (r *Running) startRunning(c *component) error {
 	c.mu.Lock()
 	c.seen = 0
 	c.mu.Unlock()
-	r.wg.Add(1)
+	r.wg.Add(2)
+	go func() { defer r.wg.Done(); c.drain() }()
 	go r.work(c)
 	return nil
 }
@@ -162,8 +163,9 @@ func (r *Running) work(c *component) {
 	}
 }
 
-// ticker advances the clock: kubelets heart-beat and the node lifecycle
-// controller rechecks every node, as a tick action does in the model.
+// ticker advances the clock: kubelets heart-beat, then the clock ticks and
+// the node lifecycle controller rechecks every node, as a tick action does
+// in the model.
 func (r *Running) ticker() {
 	defer r.wg.Done()
 	t := time.NewTicker(r.cfg.Tick)
@@ -173,14 +175,17 @@ func (r *Running) ticker() {
 		case <-r.ctx.Done():
 			return
 		case <-t.C:
-			r.logical.Add(1)
 		}
+		// Every live kubelet reports before the logical clock moves on, so
+		// a slow machine (ours, under load) never looks like a dead node:
+		// only node-down stops heartbeats.
 		for _, node := range r.liveNodes() {
 			ctx, cancel := r.wait()
 			a := model.Action{Op: model.OpHeartbeat, Who: node}
 			r.logStep(a, model.Result{Writes: r.heartbeat(ctx, node)})
 			cancel()
 		}
+		r.logical.Add(1)
 		r.mu.Lock()
 		nlc := r.comps[model.NodeLifecycle]
 		r.mu.Unlock()
