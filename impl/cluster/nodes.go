@@ -40,6 +40,16 @@ func (n *nodes) add(node string) int {
 	return i
 }
 
+// addAt boots a node's machine with a known pod range (after a restart).
+func (n *nodes) addAt(node string, index int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.index[node] = index
+	n.next = max(n.next, index+1)
+	n.rt[node] = n.runtime(node)
+	n.rules[node] = map[string]model.Rule{}
+}
+
 // remove takes the machine away with its containers.
 func (n *nodes) remove(ctx context.Context, node string) {
 	n.mu.Lock()

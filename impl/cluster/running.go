@@ -70,14 +70,31 @@ func StartRunning(cfg RunningConfig) (*Running, error) {
 		}
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
-		if res := r.Apply(model.Action{Op: model.OpAddNode, Who: fmt.Sprintf("node-%d", i)}); res.Err != nil {
+		if err := r.bootNode(fmt.Sprintf("node-%d", i)); err != nil {
 			r.Close()
-			return nil, res.Err
+			return nil, err
 		}
 	}
 	r.wg.Add(1)
 	go r.ticker()
 	return r, nil
+}
+
+// bootNode registers a node, or, after a restart on a store that already
+// has it, boots its machine and starts its kubelet and kube-proxy again:
+// the kubelet then adopts or restarts the pods bound to it.
+func (r *Running) bootNode(name string) error {
+	existing, _ := (&host{env: r.env, ctx: r.ctx}).Live(model.Ref{Kind: model.KindNode, Name: name}).(*model.Node)
+	if existing == nil {
+		return r.Apply(model.Action{Op: model.OpAddNode, Who: name}).Err
+	}
+	r.env.nodes.addAt(name, existing.Index)
+	for _, c := range []string{model.KubeletName(name), model.ProxyName(name)} {
+		if err := r.addComponent(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Apply performs a user action (or a fault such as node-down).

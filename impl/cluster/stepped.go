@@ -35,6 +35,9 @@ type SteppedConfig struct {
 	// Controllers replace built-in components' decision code with a user's
 	// controller, or add new components (see ControllerSpec).
 	Controllers []ControllerSpec
+	// Client, if set, is how components talk to the apiserver (for example
+	// over HTTP); by default an in-process client over a registry on Store.
+	Client client.Client
 }
 
 // Stepped is the control plane driven one model action at a time.
@@ -105,8 +108,10 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 		}
 		s.users[u.Name] = &u
 	}
-	reg := registry.New(registry.Config{Store: cfg.Store, Clock: s.clock})
-	c := client.Local(reg)
+	c := cfg.Client
+	if c == nil {
+		c = client.Local(registry.New(registry.Config{Store: cfg.Store, Clock: s.clock}))
+	}
 	uids := project.NewUIDs()
 	runtime := cfg.Runtime
 	if runtime == nil {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/converge-dev/converge/impl/apiserver"
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+func init() {
+	register(command{name: "up", summary: "run the control plane: etcd, the apiserver for kubectl, every component, fake nodes", run: runUp})
+}
+
+type upFlags struct {
+	dataDir, listen, kubeconfig, endpoints, tokenFile, rulesFile string
+	nodes                                                        int
+	anonymous, quiet                                             bool
+	tick                                                         time.Duration
+}
+
+func runUp(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("up", "[--data-dir DIR] [--listen ADDR] [--nodes N] [--kubeconfig PATH]", stderr)
+	var f upFlags
+	fs.StringVar(&f.dataDir, "data-dir", "converge-data", "where etcd, the certificates, the token and the kubeconfig live")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:6443", "the apiserver's address (HTTPS)")
+	fs.IntVar(&f.nodes, "nodes", 3, "fake nodes (node-1..node-N)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "where to write the kubeconfig (default DATA-DIR/kubeconfig)")
+	fs.StringVar(&f.endpoints, "etcd-endpoints", "", "an external etcd (comma-separated URLs) instead of the embedded one")
+	fs.StringVar(&f.tokenFile, "token-file", "", "static token file (CSV: token,user,uid,\"groups\"); default: a generated admin token in DATA-DIR")
+	fs.StringVar(&f.rulesFile, "authorization-rules", "", "authorization rules file (YAML list of rules); default: every authenticated user may do anything")
+	fs.BoolVar(&f.anonymous, "anonymous", false, "let unauthenticated requests in as system:anonymous")
+	fs.BoolVar(&f.quiet, "quiet", false, "do not print the flow")
+	fs.DurationVar(&f.tick, "tick", time.Second, "heartbeat period (the logical clock's tick)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.nodes < 0 || f.nodes > 250 {
+		return usageError("--nodes must be between 0 and 250")
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return usageError("--listen %q: %v", f.listen, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return up(ctx, f, stdout)
+}
+
+// up runs until ctx ends, then shuts everything down cleanly.
+func up(ctx context.Context, f upFlags, stdout io.Writer) error {
+	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+		return err
+	}
+	c, closeEtcd, err := persistentEtcd(f)
+	if err != nil {
+		return err
+	}
+	defer closeEtcd()
+	st := store.New(c, "")
+	reg := registry.New(registry.Config{Store: st})
+	tlsFiles, err := apiserver.EnsureTLS(filepath.Join(f.dataDir, "pki"))
+	if err != nil {
+		return err
+	}
+	tlsCfg, err := tlsFiles.TLSConfig()
+	if err != nil {
+		return err
+	}
+	tokenFile, token, err := ensureToken(f)
+	if err != nil {
+		return err
+	}
+	auth, err := apiserver.LoadAuth(tokenFile, f.rulesFile, f.anonymous)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	srv, err := apiserver.New(apiserver.Config{Registry: reg, Auth: auth})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", f.listen, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.ServeTLS(ln, "", "") }()
+	defer hs.Close()
+
+	logLine := func(line string) {
+		if !f.quiet {
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	kubeconfig := f.kubeconfig
+	if kubeconfig == "" {
+		kubeconfig = filepath.Join(f.dataDir, "kubeconfig")
+	}
+	if err := writeKubeconfig(kubeconfig, "https://"+ln.Addr().String(), tlsFiles.CA, token); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "converge is up: apiserver https://%s, %d nodes, data in %s\n", ln.Addr(), f.nodes, f.dataDir)
+	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl apply -f examples/my-app.yaml\n  kubectl get deploy,rs,pods -o wide\n", kubeconfig)
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "converge: shutting down")
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	return nil
+}
+
+// persistentEtcd dials an external etcd or starts the embedded one with
+// fsync on under DATA-DIR/etcd, so a restart carries on from what was acknowledged.
+func persistentEtcd(f upFlags) (*clientv3.Client, func(), error) {
+	if f.endpoints != "" {
+		c, err := etcd.Dial(strings.Split(f.endpoints, ","))
+		if err != nil {
+			return nil, nil, usageError("%v", err)
+		}
+		return c, func() { c.Close() }, nil
+	}
+	e, err := etcd.StartEmbedded(etcd.Config{DataDir: filepath.Join(f.dataDir, "etcd"), Fsync: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		e.Close()
+		return nil, nil, err
+	}
+	return c, func() { c.Close(); e.Close() }, nil
+}
+
+// ensureToken returns the token file to load and the admin token to put in
+// the kubeconfig: the user's file (its first token), or one generated once
+// and kept in DATA-DIR/tokens.csv.
+func ensureToken(f upFlags) (file, token string, err error) {
+	file = f.tokenFile
+	if file == "" {
+		file = filepath.Join(f.dataDir, "tokens.csv")
+		if _, statErr := os.Stat(file); errors.Is(statErr, os.ErrNotExist) {
+			b := make([]byte, 24)
+			if _, err := rand.Read(b); err != nil {
+				return "", "", err
+			}
+			line := hex.EncodeToString(b) + ",admin,admin,\"system:masters\"\n"
+			if err := os.WriteFile(file, []byte(line), 0o600); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", "", usageError("token file: %v", err)
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(data)), ",")
+	return file, first, nil
+}
+
+func writeKubeconfig(path, server, caFile, token string) error {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: converge
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: converge
+  context:
+    cluster: converge
+    user: admin
+    namespace: default
+current-context: converge
+`, server, base64.StdEncoding.EncodeToString(ca), token)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(cfg), 0o600)
+}

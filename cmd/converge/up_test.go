@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// kubectlBin is the real kubectl; CI installs nothing else for it.
+const kubectlBin = "/usr/bin/kubectl"
+
+// startUp runs `converge up` on dataDir until the returned stop is called.
+func startUp(t *testing.T, dataDir string) (kubeconfig string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	f := upFlags{dataDir: dataDir, listen: "127.0.0.1:0", nodes: 3, tick: 200 * time.Millisecond, quiet: true}
+	kubeconfig = filepath.Join(dataDir, "kubeconfig")
+	os.Remove(kubeconfig)
+	go func() { done <- up(ctx, f, io.Discard) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(kubeconfig); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("converge up ended: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("converge up did not write its kubeconfig")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return kubeconfig, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("converge up: %v", err)
+		}
+	}
+}
+
+func kubectl(t *testing.T, kubeconfig string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(kubectlBin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Dir = filepath.Join("..", "..")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+func needKubectl(t *testing.T) {
+	if _, err := os.Stat(kubectlBin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kubectl is required in CI: %v", err)
+		}
+		t.Skipf("the real kubectl is not at %s", kubectlBin)
+	}
+}
+
+// TestKubectlAgainstConvergeUp walks the seed flow with the real kubectl
+// against `converge up`, then restarts it on the same data dir.
+func TestKubectlAgainstConvergeUp(t *testing.T) {
+	needKubectl(t)
+	dir := t.TempDir()
+	kc, stop := startUp(t, dir)
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+
+	if out := kubectl(t, kc, "apply", "-f", "examples/my-app.yaml"); !strings.Contains(out, "deployment.apps/myapp created") {
+		t.Fatalf("apply: %s", out)
+	}
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=60s")
+	var d struct {
+		Status struct{ ReadyReplicas int } `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(kubectl(t, kc, "get", "deploy", "myapp", "-o", "json")), &d); err != nil || d.Status.ReadyReplicas != 3 {
+		t.Fatalf("get -o json: ready %d, %v", d.Status.ReadyReplicas, err)
+	}
+	if out := kubectl(t, kc, "get", "pods", "-o", "wide"); strings.Count(out, "Running") != 3 {
+		t.Fatalf("get pods -o wide:\n%s", out)
+	}
+
+	// get -w: events arrive while we scale.
+	watch := exec.Command(kubectlBin, "get", "pods", "-w", "--request-timeout=8s")
+	watch.Env = append(os.Environ(), "KUBECONFIG="+kc)
+	var watched bytes.Buffer
+	watch.Stdout = &watched
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, kc, "scale", "deployment", "myapp", "--replicas=5")
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=60s")
+	time.Sleep(time.Second)
+	_ = watch.Process.Kill()
+	_ = watch.Wait()
+	if n := strings.Count(watched.String(), "myapp-"); n < 5 {
+		t.Fatalf("get -w saw %d pod lines:\n%s", n, watched.String())
+	}
+
+	kubectl(t, kc, "set", "image", "deployment/myapp", "nginx=nginx:1.28")
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	if out := kubectl(t, kc, "get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}"); strings.Count(out, "nginx:1.28") != 5 || strings.Contains(out, "nginx:1.27") {
+		t.Fatalf("after set image: %s", out)
+	}
+
+	// apply again after an edit.
+	edited := filepath.Join(dir, "my-app.yaml")
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "my-app.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(edited, bytes.Replace(data, []byte("replicas: 3"), []byte("replicas: 2"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := kubectl(t, kc, "apply", "-f", edited); !strings.Contains(out, "configured") {
+		t.Fatalf("apply after edit: %s", out)
+	}
+	if out := kubectl(t, kc, "apply", "--server-side", "-f", "examples/my-service.yaml"); !strings.Contains(out, "serverside-applied") {
+		t.Fatalf("apply --server-side: %s", out)
+	}
+
+	kubectl(t, kc, "delete", "deployment", "myapp")
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.TrimSpace(kubectl(t, kc, "get", "pods,rs", "-o", "name")) != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the cascade did not finish")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Restart on the same data dir: nothing acknowledged is lost.
+	stop()
+	kc, stop = startUp(t, dir)
+	if out := kubectl(t, kc, "get", "svc", "myapp", "-o", "name"); strings.TrimSpace(out) != "service/myapp" {
+		t.Fatalf("after a restart: %q", out)
+	}
+}

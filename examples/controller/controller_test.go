@@ -1,0 +1,17 @@
+package controller_test
+
+import (
+	"testing"
+
+	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/properties"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// TestReplicaSetsPassTheProperty runs the implementation-only property with
+// faults; `make check-controllers` runs it with -rapid.checks=1000.
+func TestReplicaSetsPassTheProperty(t *testing.T) {
+	properties.CheckController(t, controller.Spec(), properties.ImplOptions{Faults: true})
+}

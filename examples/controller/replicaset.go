@@ -1,0 +1,232 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+	"strconv"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/model"
+)
+
+// Spec plugs ReplicaSets in place of the built-in replicaset controller.
+func Spec() cluster.ControllerSpec {
+	return cluster.ControllerSpec{Name: model.ReplicaSetController, New: New}
+}
+
+// New builds the controller over a component's client and caches; the
+// harness calls it again after every crash.
+func New(env cluster.ControllerEnv) controller.Reconciler {
+	return &ReplicaSets{
+		client:   env.Client,
+		sets:     env.Cache(model.KindReplicaSet),
+		pods:     env.Cache(model.KindPod),
+		expected: map[string]map[string]int64{},
+	}
+}
+
+// ReplicaSets is the example's replicaset controller.
+type ReplicaSets struct {
+	client client.Client
+	sets   *controller.Cache
+	pods   *controller.Cache
+	// expected maps a ReplicaSet to the pods it wrote last and the
+	// resourceVersion each write returned.
+	expected map[string]map[string]int64
+}
+
+var _ controller.Reconciler = (*ReplicaSets)(nil)
+
+// Reconcile brings one ReplicaSet's pods to spec.replicas. An error asks
+// for a retry; waiting for expectations does not, because the pod events
+// it waits for queue the ReplicaSet again.
+func (r *ReplicaSets) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	obj, ok := r.sets.Get(req.Namespace, req.Name)
+	if !ok {
+		delete(r.expected, req.Name)
+		return controller.Result{}, nil
+	}
+	rs := obj.(*api.ReplicaSet)
+	if rs.DeletionTimestamp != nil {
+		return controller.Result{}, nil
+	}
+	if met, err := r.satisfied(ctx, req); err != nil || !met {
+		return controller.Result{}, err
+	}
+	pods := ActivePods(r.pods, rs)
+	want := 0
+	if rs.Spec.Replicas != nil {
+		want = int(*rs.Spec.Replicas)
+	}
+	wrote := map[string]int64{}
+	r.expected[req.Name] = wrote
+	switch diff := want - len(pods); {
+	case diff > 0:
+		for range diff {
+			p, err := r.client.Create(ctx, PodFor(rs))
+			if err != nil {
+				return controller.Result{}, err
+			}
+			wrote[p.GetObjectMeta().Name] = RevOf(p)
+		}
+	case diff < 0:
+		for _, p := range DeletionOrder(pods)[:-diff] {
+			gone, err := r.client.Delete(ctx, "pods", p.Namespace, p.Name, Precondition(p))
+			if err != nil {
+				return controller.Result{}, err
+			}
+			if gone != nil {
+				wrote[p.Name] = RevOf(gone)
+			}
+		}
+	default:
+		return controller.Result{}, WriteStatus(ctx, r.client, rs, pods)
+	}
+	return controller.Result{}, nil
+}
+
+// satisfied reports whether the pod cache shows every pod of the last
+// reconcile's writes at least as new as the write. A pod missing from the
+// cache counts once a live read says it is gone for good.
+func (r *ReplicaSets) satisfied(ctx context.Context, req controller.Request) (bool, error) {
+	for name, rev := range r.expected[req.Name] {
+		if cached, ok := r.pods.Get(req.Namespace, name); ok {
+			if RevOf(cached) < rev {
+				return false, nil
+			}
+			continue
+		}
+		_, err := r.client.Get(ctx, "pods", req.Namespace, name)
+		switch {
+		case api.IsNotFound(err):
+			continue
+		case err != nil:
+			return false, err
+		}
+		return false, nil // created, not seen yet
+	}
+	return true, nil
+}
+
+// ActivePods lists the cached non-terminating pods rs controls.
+func ActivePods(pods *controller.Cache, rs *api.ReplicaSet) []*api.Pod {
+	var out []*api.Pod
+	for _, o := range pods.List() {
+		p := o.(*api.Pod)
+		if p.DeletionTimestamp == nil && ControlledBy(p.OwnerReferences, rs.UID) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ControlledBy reports whether refs name uid as the controller.
+func ControlledBy(refs []api.OwnerReference, uid string) bool {
+	for _, ref := range refs {
+		if ref.Controller != nil && *ref.Controller {
+			return ref.UID == uid
+		}
+	}
+	return false
+}
+
+// PodFor stamps a pod from rs's template, as the built-in controller does.
+func PodFor(rs *api.ReplicaSet) *api.Pod {
+	t := api.DeepCopy(rs.Spec.Template)
+	yes := true
+	p := &api.Pod{
+		TypeMeta: api.TypeMeta{Kind: "Pod", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{
+			GenerateName: rs.Name + "-",
+			Namespace:    rs.Namespace,
+			Labels:       t.Labels,
+			Annotations:  t.Annotations,
+			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
+				Controller: &yes, BlockOwnerDeletion: &yes}},
+		},
+		Spec:   t.Spec,
+		Status: api.PodStatus{Phase: api.PodPending},
+	}
+	if len(p.Spec.Containers) > 0 {
+		c := &p.Spec.Containers[0]
+		c.Resources.Requests = maps.Clone(c.Resources.Requests)
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = api.ResourceList{}
+		}
+		c.Resources.Requests["cpu"] = strconv.Itoa(model.DefaultPodCPU) + "m"
+		c.Resources.Requests["memory"] = strconv.Itoa(model.DefaultPodMemory) + "Mi"
+	}
+	return p
+}
+
+// DeletionOrder ranks pods for scale-down: unscheduled, then not ready,
+// then the newest (longest, then greatest) name.
+func DeletionOrder(pods []*api.Pod) []*api.Pod {
+	out := append([]*api.Pod(nil), pods...)
+	rank := func(p *api.Pod) int {
+		switch {
+		case p.Spec.NodeName == "":
+			return 0
+		case !Ready(p):
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		a, b := out[i].Name, out[j].Name
+		if len(a) != len(b) {
+			return len(a) > len(b)
+		}
+		return a > b
+	})
+	return out
+}
+
+// Ready reports the pod's Ready condition.
+func Ready(p *api.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == api.PodReady {
+			return c.Status == api.ConditionTrue
+		}
+	}
+	return false
+}
+
+// Precondition deletes obj only in the state it was seen in.
+func Precondition(obj api.Object) api.DeleteOptions {
+	rv := obj.GetObjectMeta().ResourceVersion
+	return api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &rv}}
+}
+
+// WriteStatus records replicas and readyReplicas when they changed.
+func WriteStatus(ctx context.Context, c client.Client, rs *api.ReplicaSet, pods []*api.Pod) error {
+	ready := 0
+	for _, p := range pods {
+		if Ready(p) {
+			ready++
+		}
+	}
+	if int(rs.Status.Replicas) == len(pods) && int(rs.Status.ReadyReplicas) == ready {
+		return nil
+	}
+	n := api.DeepCopy(rs)
+	n.Status.Replicas, n.Status.ReadyReplicas = int32(len(pods)), int32(ready)
+	if _, err := c.UpdateStatus(ctx, n); err != nil {
+		return fmt.Errorf("status of replicasets/%s: %w", rs.Name, err)
+	}
+	return nil
+}
+
+// RevOf is an object's resourceVersion as a number (0 if unset).
+func RevOf(obj api.Object) int64 {
+	rv, _ := strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
+	return rv
+}

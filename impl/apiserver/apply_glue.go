@@ -1,0 +1,84 @@
+package apiserver
+
+import (
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/converge-dev/converge/impl/api"
+)
+
+// serverSideApply serves PATCH with Content-Type application/apply-patch+yaml:
+// ?fieldManager= is required, ?force=true takes over conflicting fields.
+// It reads the body itself; a caller that already read it must use
+// serverSideApplyBody.
+func (s *Server) serverSideApply(w http.ResponseWriter, r *http.Request, rt route) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, api.NewBadRequest("apiserver: reading the body: "+err.Error()))
+		return
+	}
+	s.serverSideApplyBody(w, r, rt, body)
+}
+
+// serverSideApplyBody is serverSideApply with the body already read.
+func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt route, body []byte) {
+	q := r.URL.Query()
+	manager := q.Get("fieldManager")
+	force := q.Get("force") == "true"
+	if rt.Subresource != "" {
+		writeError(w, api.NewMethodNotSupported(rt.gr(), "apply to "+rt.Subresource))
+		return
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		writeError(w, api.NewBadRequest("the request body is empty"))
+		return
+	}
+	if err := checkDryRun(r); err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx := r.Context()
+	for attempt := 0; ; attempt++ {
+		live, err := s.reg.Get(ctx, rt.Resource.Resource, rt.Namespace, rt.Name)
+		if err != nil && !api.IsNotFound(err) {
+			writeError(w, err)
+			return
+		}
+		if err != nil {
+			live = nil
+		}
+		obj, err := applyConfiguration(rt.Resource, live, body, manager, force)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if obj.GetObjectMeta().Name == "" {
+			obj.GetObjectMeta().Name = rt.Name
+		}
+		if err := checkIdentity(obj, rt); err != nil {
+			writeError(w, err)
+			return
+		}
+		var out api.Object
+		code := http.StatusOK
+		if live == nil {
+			obj.GetObjectMeta().ResourceVersion = ""
+			out, err = s.reg.Create(ctx, obj)
+			code = http.StatusCreated
+		} else {
+			obj.GetObjectMeta().ResourceVersion = live.GetObjectMeta().ResourceVersion
+			out, err = s.reg.Update(ctx, obj)
+		}
+		// Lost a race with another writer: apply again on a fresh read.
+		if (api.IsConflict(err) || api.IsAlreadyExists(err)) && attempt < maxPatchRetries {
+			continue
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, code, out)
+		return
+	}
+}

@@ -1,0 +1,56 @@
+// Package apiserver serves converge's registry over HTTP the way
+// kube-apiserver does, so the real kubectl can drive it: discovery, the
+// REST verbs, patches, the status, scale and binding subresources, watches,
+// bearer-token authentication and rule-based authorization.
+//
+// Guarantees:
+//   - Every failure is answered with a v1 Status JSON body carrying
+//     Kubernetes' code and reason (400 BadRequest, 401, 403 with RBAC's
+//     message format, 404 also for unknown resources and subresources, 405,
+//     406, 409 AlreadyExists/Conflict, 410 Expired, 413, 415, 422, 500).
+//     A failed request writes nothing to the store.
+//   - A panic in a handler is recovered, logged and answered with a 500
+//     Status; no user input is meant to reach one.
+//   - Request bodies are capped (Config.MaxBodyBytes, 3 MiB by default) and
+//     decoded strictly: unknown fields, a kind or apiVersion that is not
+//     the URL's, a namespace or name that contradicts the URL are 400.
+//   - Discovery (/api, /api/v1, /apis, /apis/apps/v1, /apis/autoscaling/v1)
+//     is plain application/json even when aggregated discovery is asked
+//     for, so kubectl falls back to the legacy documents. autoscaling/v1
+//     (home of Scale) is served but not listed in /apis: discovery clients
+//     fail on a group version without top-level resources.
+//   - Reads and watches answer with a meta.k8s.io/v1 Table when the Accept
+//     header asks for one (as kubectl get does), with kube-apiserver's
+//     columns for pods, deployments, replicasets, nodes, services and
+//     namespaces (NAME and AGE for the rest); otherwise objects are plain
+//     JSON. An Accept header that excludes JSON is 406. Bodies must be
+//     JSON or YAML: protobuf is 415, so kubectl commands that use the typed
+//     clientset to write (create namespace, create deployment) fail.
+//   - PATCH takes merge (RFC 7386), JSON (RFC 6902) and strategic merge
+//     patches; apply patches go to server-side apply. A patch without its
+//     own resourceVersion is applied to a fresh read and retried on a lost
+//     race; with one, the resourceVersion is a precondition (409).
+//     Strategic merge knows the merge keys of converge's kinds by field
+//     name (containers/env/volumes by name, container ports by
+//     containerPort, service ports by port, conditions by type) and
+//     honours $patch: replace/delete, $retainKeys and
+//     $deleteFromPrimitiveList; $setElementOrder is accepted and ignored.
+//   - Watches stream newline-delimited WatchEvents, flushed per event,
+//     starting with the current objects as ADDED when no resourceVersion is
+//     given; a compacted resourceVersion ends the stream with an ERROR
+//     event holding a 410 Expired Status. With a label or field selector, an
+//     object entering the selection is ADDED and one leaving it DELETED, as
+//     in Kubernetes.
+//   - deletecollection deletes what the same list would return and answers
+//     with the deleted objects; it is not atomic.
+//   - dryRun is refused (400) rather than ignored.
+//   - Authentication (Config.Auth, see LoadAuth) takes bearer tokens from a
+//     Kubernetes static token file; a bad token is always 401, no token is
+//     401 unless anonymous requests are allowed (user system:anonymous).
+//     Authorization rules name users or groups, verbs, resources
+//     ("pods/status" for subresources) and namespaces, with "*"; discovery,
+//     /version and /openapi are open to every authenticated caller. A nil
+//     Auth lets everyone in.
+//   - EnsureTLS writes (or reuses) a self-signed ECDSA P-256 CA and a
+//     serving certificate for 127.0.0.1, ::1 and localhost.
+package apiserver

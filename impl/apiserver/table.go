@@ -1,0 +1,267 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+)
+
+// meta.k8s.io/v1 Table, what kubectl get asks for (Accept ...;as=Table)
+// and prints as is. Columns follow kube-apiserver's printers for the
+// kinds converge serves; priority 1 columns are the -o wide ones.
+
+type tableColumn struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int32  `json:"priority"`
+}
+
+type tableRow struct {
+	Cells  []any `json:"cells"`
+	Object any   `json:"object,omitempty"`
+}
+
+type table struct {
+	api.TypeMeta      `json:",inline"`
+	api.ListMeta      `json:"metadata"`
+	ColumnDefinitions []tableColumn `json:"columnDefinitions"`
+	Rows              []tableRow    `json:"rows"`
+}
+
+type partialObjectMetadata struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta `json:"metadata"`
+}
+
+// wantsTable: the client accepts application/json;as=Table;v=v1;g=meta.k8s.io.
+func wantsTable(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		params := strings.Split(part, ";")
+		if strings.TrimSpace(params[0]) != "application/json" {
+			continue
+		}
+		got := map[string]string{}
+		for _, p := range params[1:] {
+			k, v, _ := strings.Cut(p, "=")
+			got[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if got["as"] == "Table" && got["g"] == "meta.k8s.io" && got["v"] == "v1" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeObject writes obj (an object or a list), as a Table when asked.
+func writeObject(w http.ResponseWriter, r *http.Request, code int, obj any) {
+	if wantsTable(r) {
+		if t, ok := toTable(r, obj); ok {
+			writeJSON(w, code, t)
+			return
+		}
+	}
+	writeJSON(w, code, obj)
+}
+
+func toTable(r *http.Request, obj any) (*table, bool) {
+	var items []api.Object
+	t := &table{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}
+	switch o := obj.(type) {
+	case api.ListObject:
+		items = o.GetItems()
+		t.ListMeta = *o.GetListMeta()
+	case api.Object:
+		items = []api.Object{o}
+		t.ResourceVersion = o.GetObjectMeta().ResourceVersion
+	default:
+		return nil, false
+	}
+	cols, cells := printerFor(obj)
+	t.ColumnDefinitions = cols
+	t.Rows = []tableRow{}
+	include := r.URL.Query().Get("includeObject")
+	for _, it := range items {
+		row := tableRow{Cells: cells(it)}
+		switch include {
+		case "None":
+		case "Object":
+			row.Object = it
+		default:
+			row.Object = partialObjectMetadata{TypeMeta: api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
+				Metadata: *it.GetObjectMeta()}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, true
+}
+
+func col(name, typ string, priority int32) tableColumn {
+	c := tableColumn{Name: name, Type: typ, Priority: priority, Description: name}
+	if name == "Name" {
+		c.Format = "name"
+	}
+	return c
+}
+
+// printerFor picks the columns and the row function for obj's kind.
+func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
+	kind := ""
+	if tm, ok := api.TypeMetaFor(obj); ok {
+		kind = strings.TrimSuffix(tm.Kind, "List")
+	}
+	name := func(o api.Object) string { return o.GetObjectMeta().Name }
+	switch kind {
+	case "Pod":
+		return []tableColumn{col("Name", "string", 0), col("Ready", "string", 0), col("Status", "string", 0),
+				col("Restarts", "string", 0), col("Age", "string", 0), col("IP", "string", 1), col("Node", "string", 1),
+				col("Nominated Node", "string", 1), col("Readiness Gates", "string", 1)},
+			func(o api.Object) []any {
+				p := o.(*api.Pod)
+				ready, restarts := 0, int32(0)
+				for _, cs := range p.Status.ContainerStatuses {
+					if cs.Ready {
+						ready++
+					}
+					restarts += cs.RestartCount
+				}
+				status := string(p.Status.Phase)
+				if p.Status.Reason != "" {
+					status = p.Status.Reason
+				}
+				if p.DeletionTimestamp != nil {
+					status = "Terminating"
+				}
+				return []any{name(o), fmt.Sprintf("%d/%d", ready, len(p.Spec.Containers)), status,
+					strconv.Itoa(int(restarts)), age(o), orNone(p.Status.PodIP), orNone(p.Spec.NodeName),
+					orNone(p.Status.NominatedNodeName), "<none>"}
+			}
+	case "Deployment":
+		return []tableColumn{col("Name", "string", 0), col("Ready", "string", 0), col("Up-to-date", "integer", 0),
+				col("Available", "integer", 0), col("Age", "string", 0), col("Containers", "string", 1),
+				col("Images", "string", 1), col("Selector", "string", 1)},
+			func(o api.Object) []any {
+				d := o.(*api.Deployment)
+				cs, is := containersImages(d.Spec.Template.Spec.Containers)
+				return []any{name(o), fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)),
+					d.Status.UpdatedReplicas, d.Status.AvailableReplicas, age(o), cs, is, d.Spec.Selector.String()}
+			}
+	case "ReplicaSet":
+		return []tableColumn{col("Name", "string", 0), col("Desired", "integer", 0), col("Current", "integer", 0),
+				col("Ready", "integer", 0), col("Age", "string", 0), col("Containers", "string", 1),
+				col("Images", "string", 1), col("Selector", "string", 1)},
+			func(o api.Object) []any {
+				rs := o.(*api.ReplicaSet)
+				cs, is := containersImages(rs.Spec.Template.Spec.Containers)
+				return []any{name(o), replicas(rs.Spec.Replicas), rs.Status.Replicas, rs.Status.ReadyReplicas,
+					age(o), cs, is, rs.Spec.Selector.String()}
+			}
+	case "Node":
+		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Roles", "string", 0),
+				col("Age", "string", 0), col("Version", "string", 0)},
+			func(o api.Object) []any {
+				n := o.(*api.Node)
+				status := "Unknown"
+				for _, c := range n.Status.Conditions {
+					if c.Type == api.NodeReady {
+						status = map[api.ConditionStatus]string{api.ConditionTrue: "Ready", api.ConditionFalse: "NotReady"}[c.Status]
+						if status == "" {
+							status = "Unknown"
+						}
+					}
+				}
+				if n.Spec.Unschedulable {
+					status += ",SchedulingDisabled"
+				}
+				return []any{name(o), status, "<none>", age(o), n.Status.NodeInfo.KubeletVersion}
+			}
+	case "Service":
+		return []tableColumn{col("Name", "string", 0), col("Type", "string", 0), col("Cluster-IP", "string", 0),
+				col("External-IP", "string", 0), col("Port(s)", "string", 0), col("Age", "string", 0), col("Selector", "string", 1)},
+			func(o api.Object) []any {
+				s := o.(*api.Service)
+				var ports []string
+				for _, p := range s.Spec.Ports {
+					ports = append(ports, fmt.Sprintf("%d/%s", p.Port, p.Protocol))
+				}
+				return []any{name(o), string(s.Spec.Type), orNone(s.Spec.ClusterIP), "<none>",
+					orNone(strings.Join(ports, ",")), age(o), orNone(api.SelectorFromSet(s.Spec.Selector).String())}
+			}
+	case "Namespace":
+		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Age", "string", 0)},
+			func(o api.Object) []any { return []any{name(o), o.(*api.Namespace).Status.Phase, age(o)} }
+	}
+	return []tableColumn{col("Name", "string", 0), col("Age", "string", 0)},
+		func(o api.Object) []any { return []any{name(o), age(o)} }
+}
+
+func replicas(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func containersImages(cs []api.Container) (string, string) {
+	var n, i []string
+	for _, c := range cs {
+		n, i = append(n, c.Name), append(i, c.Image)
+	}
+	return strings.Join(n, ","), strings.Join(i, ",")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// age renders the time since creation as kubectl does ("45s", "3m12s",
+// "5h", "2d3h").
+func age(o api.Object) string {
+	ts := o.GetObjectMeta().CreationTimestamp
+	if ts.IsZero() {
+		return "<unknown>"
+	}
+	return humanDuration(time.Since(ts.Time))
+}
+
+func humanDuration(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	if s < 0 {
+		s = 0
+	}
+	m, h, days := s/60, s/3600, s/86400
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%ds", s)
+	case m < 10:
+		if s%60 == 0 {
+			return fmt.Sprintf("%dm", m)
+		}
+		return fmt.Sprintf("%dm%ds", m, s%60)
+	case m < 180:
+		return fmt.Sprintf("%dm", m)
+	case h < 8:
+		if m%60 == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m%60)
+	case h < 48:
+		return fmt.Sprintf("%dh", h)
+	case days < 8:
+		if h%24 == 0 {
+			return fmt.Sprintf("%dd", days)
+		}
+		return fmt.Sprintf("%dd%dh", days, h%24)
+	case days < 365*2:
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dy", days/365)
+}

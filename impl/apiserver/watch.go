@@ -1,0 +1,238 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
+)
+
+// watch streams newline-delimited WatchEvents until the client goes, the
+// registry ends the stream, or timeoutSeconds pass.
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
+	q := r.URL.Query()
+	lo, err := listOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if rt.Name != "" { // GET .../pods/web?watch=true watches one object
+		lo.FieldSelector = strings.Trim(lo.FieldSelector+",metadata.name="+rt.Name, ",")
+	}
+	sel, err := newEventFilter(rt, lo)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if t := q.Get("timeoutSeconds"); t != "" {
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || n < 0 {
+			writeError(w, api.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", t)))
+			return
+		}
+		if n > 0 {
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(n)*time.Second)
+			defer cancel()
+		}
+	}
+	if err := s.seedSelection(ctx, rt, lo, &sel); err != nil {
+		writeError(w, err)
+		return
+	}
+	events, err := s.reg.Watch(ctx, rt.Resource.Resource, rt.Namespace, lo.ResourceVersion)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var bookmarks <-chan time.Time
+	if q.Get("allowWatchBookmarks") == "true" {
+		t := time.NewTicker(s.bookmark)
+		defer t.Stop()
+		bookmarks = t.C
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	enc := json.NewEncoder(w)
+	lastRV := lo.ResourceVersion
+	asTable := wantsTable(r)
+	send := func(t api.EventType, obj any) bool {
+		if asTable && (t == api.EventAdded || t == api.EventModified || t == api.EventDeleted) {
+			if tb, ok := toTable(r, obj); ok {
+				obj = tb
+			}
+		}
+		b, err := api.Marshal(obj)
+		if err != nil {
+			b, _ = json.Marshal(api.NewInternalError(err).Status)
+			t = api.EventError
+		}
+		if err := enc.Encode(api.WatchEvent{Type: t, Object: b}); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-bookmarks:
+			if lastRV == "" || lastRV == "0" {
+				continue
+			}
+			bm, err := api.New(rt.Resource.Resource)
+			if err != nil {
+				continue
+			}
+			bm.GetObjectMeta().ResourceVersion = lastRV
+			if !send(api.EventBookmark, bm) {
+				return
+			}
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Type == registry.EventError {
+				st := api.StatusOf(ev.Err)
+				send(api.EventError, &st)
+				return
+			}
+			lastRV = strconv.FormatInt(ev.Rev, 10)
+			typ, ok := sel.translate(api.EventType(ev.Type), ev.Object)
+			if !ok {
+				continue
+			}
+			if !send(typ, ev.Object) {
+				return
+			}
+		}
+	}
+}
+
+// eventFilter applies a watch's label and field selectors to its events,
+// with the same semantics as a list (the registry filters lists itself).
+// As in Kubernetes, an object that starts matching is ADDED and one that
+// stops matching is DELETED; selected holds the keys now matching.
+type eventFilter struct {
+	labels   *api.LabelSelector
+	fields   []fieldTerm
+	selected map[string]bool // nil when there is no selector
+}
+
+// seedSelection fills f.selected with what matched at the watch's start
+// revision, so that a change leaving the selection is seen as DELETED.
+// A watch from "" or "0" starts with ADDED events that seed it instead.
+func (s *Server) seedSelection(ctx context.Context, rt route, lo registry.ListOptions, f *eventFilter) error {
+	if f.labels == nil && len(f.fields) == 0 {
+		return nil
+	}
+	f.selected = map[string]bool{}
+	if lo.ResourceVersion == "" || lo.ResourceVersion == "0" {
+		return nil
+	}
+	lo.Limit, lo.Continue = 0, ""
+	list, err := s.reg.List(ctx, rt.Resource.Resource, rt.Namespace, lo)
+	if err != nil {
+		return err
+	}
+	for _, it := range list.GetItems() {
+		f.selected[objectKey(it)] = true
+	}
+	return nil
+}
+
+func objectKey(o api.Object) string {
+	m := o.GetObjectMeta()
+	return m.Namespace + "/" + m.Name
+}
+
+// translate maps a change to what a selecting watcher sees, or ok=false
+// for a change it does not see at all.
+func (f *eventFilter) translate(typ api.EventType, obj api.Object) (api.EventType, bool) {
+	match := f.matches(obj)
+	if f.selected == nil {
+		return typ, match
+	}
+	key := objectKey(obj)
+	was := f.selected[key]
+	switch {
+	case typ == api.EventDeleted:
+		delete(f.selected, key)
+		return typ, was || match
+	case match:
+		f.selected[key] = true
+		if !was {
+			return api.EventAdded, true
+		}
+		return typ, true
+	case was:
+		delete(f.selected, key)
+		return api.EventDeleted, true
+	}
+	return typ, false
+}
+
+type fieldTerm struct {
+	field, value string
+	negate       bool
+}
+
+func newEventFilter(rt route, lo registry.ListOptions) (eventFilter, error) {
+	var f eventFilter
+	if lo.LabelSelector != "" {
+		sel, err := api.ParseLabelSelector(lo.LabelSelector)
+		if err != nil {
+			return f, api.NewBadRequest(fmt.Sprintf("invalid labelSelector %q: %v", lo.LabelSelector, err))
+		}
+		f.labels = sel
+	}
+	terms, err := parseFieldSelector(rt.Resource.Resource, lo.FieldSelector)
+	if err != nil {
+		return f, err
+	}
+	f.fields = terms
+	return f, nil
+}
+
+func (f eventFilter) matches(obj api.Object) bool {
+	if obj == nil {
+		return false
+	}
+	m := obj.GetObjectMeta()
+	if f.labels != nil && !f.labels.Matches(m.Labels) {
+		return false
+	}
+	for _, t := range f.fields {
+		var v string
+		switch t.field {
+		case "metadata.name":
+			v = m.Name
+		case "metadata.namespace":
+			v = m.Namespace
+		case "spec.nodeName":
+			if p, ok := obj.(*api.Pod); ok {
+				v = p.Spec.NodeName
+			}
+		}
+		if (v == t.value) == t.negate {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,122 @@
+package mutants_test
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/properties"
+	"github.com/converge-dev/converge/properties/mutants"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// recorder is a rapid.TB that keeps rapid's report instead of failing the
+// test, so a test can assert that the property fails.
+type recorder struct {
+	name   string
+	log    []string
+	failed bool
+}
+
+func (r *recorder) Helper()                   {}
+func (r *recorder) Name() string              { return r.name }
+func (r *recorder) Logf(f string, a ...any)   { r.log = append(r.log, fmt.Sprintf(f, a...)) }
+func (r *recorder) Log(a ...any)              { r.log = append(r.log, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(f string, a ...any)  { r.Logf(f, a...) }
+func (r *recorder) Skip(a ...any)             { r.Log(a...) }
+func (r *recorder) SkipNow()                  {}
+func (r *recorder) Errorf(f string, a ...any) { r.failed = true; r.Logf(f, a...) }
+func (r *recorder) Error(a ...any)            { r.failed = true; r.Log(a...) }
+func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
+func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
+func (r *recorder) FailNow()                  { r.failed = true }
+func (r *recorder) Fail()                     { r.failed = true }
+func (r *recorder) Failed() bool              { return r.failed }
+func (r *recorder) text() string              { return strings.Join(r.log, "\n") }
+
+// hunt is one campaign against a mutant: the body of
+// properties.CheckControllerTB, timed up to the first failure.
+type hunt struct {
+	found  bool
+	checks int           // checks run until the first failure, itself included
+	find   time.Duration // time to the first failure
+	total  time.Duration // with shrinking
+	length int           // actions in the shrunk script, recovery and quiesce included
+	drawn  int           // of those, the actions rapid drew (what shrinking can remove)
+	report string
+}
+
+var scriptLength = regexp.MustCompile(`script \((\d+) actions\)`)
+
+// settings are one campaign's rapid flags.
+type settings struct {
+	seed   uint64
+	checks int
+	steps  int
+	shrink time.Duration
+}
+
+func run(t *testing.T, m mutants.Mutant, c settings) hunt {
+	t.Helper()
+	defer setFlags(t, map[string]string{
+		"rapid.checks": strconv.Itoa(c.checks), "rapid.seed": strconv.FormatUint(c.seed, 10), "rapid.steps": strconv.Itoa(c.steps),
+		"rapid.nofailfile": "true", "rapid.shrinktime": c.shrink.String(),
+	})()
+	rec := &recorder{name: t.Name()}
+	var h hunt
+	start := time.Now()
+	rapid.Check(rec, func(rt *rapid.T) {
+		if !h.found {
+			h.checks++
+		}
+		defer func() {
+			if rt.Failed() && !h.found {
+				h.found, h.find = true, time.Since(start)
+			}
+		}()
+		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Controllers: []cluster.ControllerSpec{m.Spec}})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer s.Close()
+		properties.Impl(rt, s, properties.ImplOptions{Faults: true})
+	})
+	h.total, h.report = time.Since(start), rec.text()
+	h.found = h.found && rec.failed
+	if sm := scriptLength.FindStringSubmatch(h.report); sm != nil {
+		h.length, _ = strconv.Atoi(sm[1])
+	}
+	if i := strings.Index(h.report, "Failed test output:"); i >= 0 {
+		h.drawn = strings.Count(h.report[i:], `draw action: "action"`)
+	}
+	return h
+}
+
+// setFlags sets rapid's flags for one campaign and returns the undo.
+func setFlags(t *testing.T, values map[string]string) func() {
+	old := map[string]string{}
+	for k, v := range values {
+		f := flag.Lookup(k)
+		if f == nil {
+			t.Fatalf("no flag %s", k)
+		}
+		old[k] = f.Value.String()
+		if err := flag.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for k, v := range old {
+			_ = flag.Set(k, v)
+		}
+	}
+}

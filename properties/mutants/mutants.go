@@ -1,0 +1,104 @@
+package mutants
+
+import (
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/model"
+)
+
+// Mutant is one buggy controller of the catalogue.
+type Mutant struct {
+	// Name is short and stable, for tables and test names.
+	Name string
+	// Bug says what the controller does wrong, in one line.
+	Bug string
+	// Caught is a substring of the failure the property reports.
+	Caught string
+	// Spec plugs the buggy controller in place of a built-in component.
+	Spec cluster.ControllerSpec
+}
+
+// All is the catalogue, in the README's order.
+var All = []Mutant{
+	{
+		Name:   "replicaset-no-expectations",
+		Bug:    "counts pods from its cache without waiting for its own creates to show",
+		Caught: "a ReplicaSet never has more pods than it asked for",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newNoExpectations},
+	},
+	{
+		Name:   "replicaset-edge-triggered",
+		Bug:    "acts only the first time it sees a ReplicaSet, never re-reconciles",
+		Caught: "model: not converged",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newEdgeTriggered},
+	},
+	{
+		Name:   "endpoints-lists-unready",
+		Bug:    "lists every selected pod with an IP, ready or not",
+		Caught: "endpoints name only pods that were ready",
+		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newUnreadyEndpoints},
+	},
+	{
+		Name:   "endpoints-leaks-on-delete",
+		Bug:    "reconciles only Services it can see: a deleted Service's Endpoints stay",
+		Caught: "model: not converged",
+		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newLeakingEndpoints},
+	},
+	{
+		Name:   "gc-trusts-cache",
+		Bug:    "deletes a dependent whose owner is missing from its cache, without a live read",
+		Caught: "the garbage collector deletes only orphans",
+		Spec:   cluster.ControllerSpec{Name: model.GarbageCollector, New: newCacheTrustingGC},
+	},
+	{
+		Name:   "deployment-ignores-maxsurge",
+		Bug:    "creates a new template's ReplicaSet at full replicas, ignoring maxSurge",
+		Caught: "a rollout stays within replicas+maxSurge",
+		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newSurgeBlind},
+	},
+}
+
+// Elusive lists real bugs that the property's invariants would flag but
+// that its generic action generator does not reach within the tests'
+// budget (see the README's mutant table), kept so that a better generator
+// can be measured against them.
+var Elusive = []Mutant{
+	{
+		// Needs a node removed (or gone NotReady) while a pod is pending
+		// and before the scheduler has seen it: a rare interleaving.
+		Name:   "scheduler-unconditional-update",
+		Bug:    "binds with a plain pod Update of spec.nodeName: no CAS, no binding subresource",
+		Caught: "pods bind only to Ready nodes",
+		Spec:   cluster.ControllerSpec{Name: model.Scheduler, New: newUpdateBinder},
+	},
+}
+
+// controllerRef is the controller ownerReference of obj, if any.
+func controllerRef(obj api.Object) (api.OwnerReference, bool) {
+	for _, ref := range obj.GetObjectMeta().OwnerReferences {
+		if ref.Controller != nil && *ref.Controller {
+			return ref, true
+		}
+	}
+	return api.OwnerReference{}, false
+}
+
+// get is a typed cache read.
+func get[T api.Object](c *controller.Cache, req controller.Request) (T, bool) {
+	var zero T
+	if c == nil {
+		return zero, false
+	}
+	obj, ok := c.Get(req.Namespace, req.Name)
+	if !ok {
+		return zero, false
+	}
+	t, ok := obj.(T)
+	return t, ok
+}
+
+func precondition(obj api.Object) api.DeleteOptions {
+	rv := obj.GetObjectMeta().ResourceVersion
+	return api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &rv}}
+}
