@@ -61,6 +61,19 @@ func kubectl(t *testing.T, kubeconfig string, args ...string) string {
 	return out.String()
 }
 
+// kubectlFails runs kubectl expecting a failure and returns its output.
+func kubectlFails(t *testing.T, kubeconfig string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(kubectlBin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("kubectl %s succeeded, want a failure:\n%s", strings.Join(args, " "), out)
+	}
+	return string(out)
+}
+
 func needKubectl(t *testing.T) {
 	if _, err := os.Stat(kubectlBin); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -134,6 +147,12 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	if out := kubectl(t, kc, "apply", "--server-side", "-f", "examples/my-service.yaml"); !strings.Contains(out, "serverside-applied") {
 		t.Fatalf("apply --server-side: %s", out)
 	}
+	// Field ownership: server-side apply of a different replicas value than
+	// client-side apply set is a conflict, until forced.
+	if out := kubectlFails(t, kc, "apply", "--server-side", "-f", "examples/my-app.yaml"); !strings.Contains(out, "conflict") {
+		t.Fatalf("apply --server-side over a client-side apply did not conflict: %s", out)
+	}
+	kubectl(t, kc, "apply", "--server-side", "--force-conflicts", "-f", "examples/my-app.yaml")
 
 	kubectl(t, kc, "delete", "deployment", "myapp")
 	deadline := time.Now().Add(60 * time.Second)

@@ -119,9 +119,8 @@ func TestKubectlSeedFlow(t *testing.T) {
 		}
 	}
 
-	// TODO(lead): drop --validate=false once the OpenAPI documents are served.
-	expect(k.run("apply", "-f", "../../examples/my-app.yaml", "--validate=false"), "deployment.apps/myapp created")
-	expect(k.run("apply", "-f", "../../examples/my-app.yaml", "--validate=false"), "deployment.apps/myapp unchanged")
+	expect(k.run("apply", "-f", "../../examples/my-app.yaml"), "deployment.apps/myapp created")
+	expect(k.run("apply", "-f", "../../examples/my-app.yaml"), "deployment.apps/myapp unchanged")
 
 	var d api.Deployment
 	if err := json.Unmarshal([]byte(k.run("get", "deploy", "myapp", "-o", "json")), &d); err != nil {

@@ -64,7 +64,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 		return
 	}
 	for attempt := 0; ; attempt++ {
-		out, retry, err := patchOnce(mt, body, rt, t)
+		out, retry, err := patchOnce(mt, body, rt, t, managerFromRequest(r))
 		if err != nil && retry && attempt < maxPatchRetries {
 			continue
 		}
@@ -79,7 +79,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 
 // patchOnce is one read-patch-write; retry says a conflict may go away on
 // a fresh read.
-func patchOnce(mt string, body []byte, rt route, t patchTarget) (api.Object, bool, error) {
+func patchOnce(mt string, body []byte, rt route, t patchTarget, manager string) (api.Object, bool, error) {
 	cur, err := t.get()
 	if err != nil {
 		return nil, false, err
@@ -104,6 +104,9 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget) (api.Object, boo
 	ownRV := m.ResourceVersion != curRV
 	if m.ResourceVersion == "" {
 		m.ResourceVersion = curRV
+	}
+	if t.kind == rt.Resource.Resource && rt.Subresource == "" {
+		recordUpdate(cur, obj, manager) // field ownership, for server-side apply conflicts
 	}
 	out, err := t.write(obj)
 	if err != nil {

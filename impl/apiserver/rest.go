@@ -184,6 +184,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
+	recordUpdate(nil, obj, managerFromRequest(r))
 	out, err := s.reg.Create(r.Context(), obj)
 	if err != nil {
 		writeError(w, err)
@@ -201,6 +202,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 	if err := checkDryRun(r); err != nil {
 		writeError(w, err)
 		return
+	}
+	if old, err := s.reg.Get(r.Context(), rt.Resource.Resource, rt.Namespace, rt.Name); err == nil {
+		recordUpdate(old, obj, managerFromRequest(r))
 	}
 	out, err := s.reg.Update(r.Context(), obj)
 	if err != nil {

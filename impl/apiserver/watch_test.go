@@ -108,3 +108,28 @@ func TestWatchBookmarksAndTimeout(t *testing.T) {
 		t.Fatalf("unexpected events: %s", r.body)
 	}
 }
+
+func TestWatchSelectionTransitions(t *testing.T) {
+	e := newEnv(t)
+	e.must(201, "POST", podPath, podJSON("p", map[string]string{"app": "x"}))
+	var list api.PodList
+	e.must(200, "GET", podPath, "").into(t, &list)
+	w := e.watch(podPath + "?watch=true&labelSelector=app%3Dx&resourceVersion=" + list.ResourceVersion)
+	relabel := func(v string) {
+		e.must(200, "PATCH", podPath+"/p", `{"metadata":{"labels":{"app":"`+v+`"}}}`, "Content-Type: "+mergePatchType)
+	}
+	var p api.Pod
+	relabel("y") // leaves the selection
+	if typ := w.next(&p); typ != api.EventDeleted || p.Labels["app"] != "y" {
+		t.Fatalf("leaving: %s %v", typ, p.Labels)
+	}
+	relabel("z") // still outside: not seen
+	relabel("x") // enters again
+	if typ := w.next(&p); typ != api.EventAdded || p.Labels["app"] != "x" {
+		t.Fatalf("entering: %s %v", typ, p.Labels)
+	}
+	e.must(200, "PATCH", podPath+"/p", `{"metadata":{"annotations":{"a":"b"}}}`, "Content-Type: "+mergePatchType)
+	if typ := w.next(&p); typ != api.EventModified {
+		t.Fatalf("inside: %s", typ)
+	}
+}

@@ -13,12 +13,13 @@ import (
 )
 
 // endpoints keeps each Service's Endpoints as the built-in does, but with
-// one of two bugs: listUnready lists every selected pod that has an IP (the
-// readiness check is missing, so traffic goes to pods that cannot serve
-// it); leak handles only Services it can see, so the Endpoints of a
-// deleted Service stay forever.
+// one of three bugs: listUnready lists every selected pod that has an IP
+// (the readiness check is missing, so traffic goes to pods that cannot
+// serve it); createOnly never updates Endpoints that exist (it treats
+// "already there" as done); leak handles only Services it can see, so the
+// Endpoints of a deleted Service stay forever.
 type endpoints struct {
-	listUnready, leak bool
+	listUnready, createOnly, leak bool
 
 	client    client.Client
 	services  *controller.Cache
@@ -30,6 +31,12 @@ type endpoints struct {
 func newUnreadyEndpoints(env cluster.ControllerEnv) controller.Reconciler {
 	e := newEndpoints(env)
 	e.listUnready = true
+	return e
+}
+
+func newCreateOnlyEndpoints(env cluster.ControllerEnv) controller.Reconciler {
+	e := newEndpoints(env)
+	e.createOnly = true
 	return e
 }
 
@@ -77,6 +84,9 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 			_, err = e.client.Create(ctx, obj)
 		}
 		return controller.Result{}, err
+	}
+	if e.createOnly {
+		return controller.Result{}, nil
 	}
 	mc, err := project.ToModel(ep, e.uids)
 	if err != nil {
