@@ -80,7 +80,7 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 			attempt = p.Restarts + 1
 		}
 		// Starting replaces the pod's exited container, if any.
-		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true}
+		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true, IP: podIP(c, h, p)}
 		if !t.StartContainer(ctr) {
 			return
 		}
@@ -88,13 +88,20 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 	}
 	np := p.shallow().(*Pod)
 	np.Phase, np.Ready, np.Restarts = PhaseRunning, ready, running.Attempt
-	if np.PodIP == "" {
-		index := h.NodeIndex(c.Node)
-		np.PodIP = PodIP(index, freeSlot(c, index, p))
-	}
+	np.PodIP = podIP(c, h, p)
 	if np.Phase != p.Phase || np.Ready != p.Ready || np.Restarts != p.Restarts || np.PodIP != p.PodIP {
 		t.Update(VerbStatus, p, np)
 	}
+}
+
+// podIP is the pod's address: the one it has, or the first free one in
+// the node's range.
+func podIP(c *Memory, h Host, p *Pod) string {
+	if p.PodIP != "" {
+		return p.PodIP
+	}
+	index := h.NodeIndex(c.Node)
+	return PodIP(index, freeSlot(c, index, p))
 }
 
 // freeSlot is the lowest host number no other pod on this node (in the

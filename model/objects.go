@@ -227,6 +227,9 @@ type Container struct {
 	Attempt  int
 	Running  bool
 	ExitCode int
+	// IP is the pod's address the container binds (host network). It is
+	// an input to the runtime, not observed state.
+	IP string
 }
 
 // Rule is one kube-proxy forwarding rule: a Service port to its backends.
