@@ -1,0 +1,190 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
+	"github.com/converge-dev/converge/impl/store/storetest"
+)
+
+// The benchmarks here measure the apiserver over HTTP against raw etcd
+// over gRPC in the same run; compare them as ratios:
+//
+//	create ratio = BenchmarkRawEtcdPutGRPC ns/op / BenchmarkHTTPPodCreate ns/op   (goal >= 0.5)
+//	list ratio   = BenchmarkHTTPList10000Pods ns/op / BenchmarkRawEtcdRange10000 ns/op (goal <= 3)
+
+var benchSeq atomic.Int64
+
+// httpEnv is an apiserver over a fresh store prefix, behind a real HTTP
+// listener, and an HTTP client to it.
+func httpEnv(b *testing.B) (client.Client, *store.Store, func()) {
+	st := storetest.Store(b)
+	s, err := New(Config{Registry: registry.New(registry.Config{Store: st}), Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	c, err := client.HTTP(client.HTTPConfig{Server: ts.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, st, ts.Close
+}
+
+func benchPod(name string) *api.Pod {
+	return &api.Pod{
+		TypeMeta:   api.TypeMeta{Kind: "Pod", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "bench"}},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:1.27"}}},
+	}
+}
+
+// storedPodJSON is what the apiserver stores for a bench pod, for the raw puts.
+func storedPodJSON(b *testing.B) string {
+	p := benchPod("x")
+	api.Default(p)
+	data, err := api.Marshal(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
+}
+
+func BenchmarkHTTPPodCreate(b *testing.B) {
+	c, _, stop := httpEnv(b)
+	defer stop()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Create(ctx, benchPod(fmt.Sprintf("p-%d-%d", benchSeq.Add(1), i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRawEtcdPutGRPC(b *testing.B) {
+	cli := storetest.Client(b)
+	value := storedPodJSON(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := cli.Put(ctx, fmt.Sprintf("/rawbench/%d/%d", benchSeq.Add(1), i), value); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// fill creates n pods directly in the store (fast) under the store's prefix.
+func fill(b *testing.B, st *store.Store, n int) {
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		p := benchPod(fmt.Sprintf("p-%05d", i))
+		api.Default(p)
+		data, err := api.Marshal(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.Create(ctx, store.Key{Resource: "pods", Namespace: "default", Name: p.Name}, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHTTPList10000Pods reads the PodList's bytes over HTTP, as the
+// raw range reads etcd's: neither side decodes into Go objects.
+func BenchmarkHTTPList10000Pods(b *testing.B) {
+	st := storetest.Store(b)
+	s, err := New(Config{Registry: registry.New(registry.Config{Store: st}), Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	fill(b, st, 10000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := http.Get(ts.URL + "/api/v1/namespaces/default/pods")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || n < 10000*100 {
+			b.Fatalf("list: %d, %d bytes, %v", resp.StatusCode, n, err)
+		}
+	}
+}
+
+func BenchmarkRawEtcdRange10000(b *testing.B) {
+	cli := storetest.Client(b)
+	prefix := fmt.Sprintf("/rawrange/%d/", benchSeq.Add(1))
+	value := storedPodJSON(b)
+	ctx := context.Background()
+	for i := 0; i < 10000; i++ {
+		if _, err := cli.Put(ctx, fmt.Sprintf("%s%05d", prefix, i), value); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(resp.Kvs) != 10000 {
+			b.Fatalf("range returned %d keys", len(resp.Kvs))
+		}
+	}
+}
+
+// BenchmarkWatchLatency measures, per op, the time from a create's
+// acknowledgement to its event reaching an HTTP watcher, and reports the
+// p50 and p99 over the run.
+func BenchmarkWatchLatency(b *testing.B) {
+	c, _, stop := httpEnv(b)
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := c.Watch(ctx, "pods", "default", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		name := fmt.Sprintf("w-%d-%d", benchSeq.Add(1), i)
+		if _, err := c.Create(ctx, benchPod(name)); err != nil {
+			b.Fatal(err)
+		}
+		acked := time.Now()
+		for ev := range events {
+			if ev.Err != nil {
+				b.Fatal(ev.Err)
+			}
+			if ev.Object != nil && ev.Object.GetObjectMeta().Name == name {
+				lat = append(lat, time.Since(acked))
+				break
+			}
+		}
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	}
+}
