@@ -1,6 +1,9 @@
 package model
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // tx runs one action's writes in order against the model's store and
 // runtimes; it is the model's Writer. A failed write stops the reconcile
@@ -78,7 +81,7 @@ func (t *tx) Bind(pod *Pod, node string) int64 {
 	if n == nil || !n.Ready {
 		err = ErrNodeNotReady
 	} else if cur, _ := s.get(RefOf(pod)).(*Pod); cur != nil && cur.NodeName != "" {
-		err = ErrConflict
+		err = fmt.Errorf("%w: %s", ErrConflict, RefOf(pod))
 	} else {
 		rev, err = s.update(p, pod.Version)
 	}
