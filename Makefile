@@ -11,6 +11,7 @@ build:
 # The default test run: unit, scenario, property and integration tests.
 test: lint
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) fuzz-smoke
 
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:

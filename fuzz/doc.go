@@ -14,8 +14,8 @@
 //     on every object.
 //   - FuzzTraceRead: traces.ReadAll, then Diff, WriteText and WriteJSON on
 //     every trace it accepts.
-//   - FuzzAPIRequest (placeholder, not yet written): requests against the
-//     HTTP apiserver arrive with the apiserver issue; it will live here.
+//   - FuzzAPIRequest: arbitrary method, path, content type and body against
+//     the apiserver's HTTP handler over a real store.
 //
 // Guarantees (what a target fails on):
 //   - Nothing panics on any input, and a panic that the code under test
@@ -28,6 +28,8 @@
 //     is a *traces.LineError naming a line; an accepted trace diffs Equal
 //     against itself, prints with WriteText and WriteJSON, and writes back
 //     byte-identical (traces' own guarantee).
+//   - FuzzAPIRequest: no 5xx, JSON answers are valid JSON, and a rejected
+//     request (non-2xx) leaves the store's revision unchanged.
 //   - FuzzModel, FuzzLockstep: the property's own checks (invariants after
 //     every step, lockstep equality, convergence); a failure prints the
 //     script and saves it as a trace (properties.FailureTraceEnv).
