@@ -154,6 +154,19 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	}
 	kubectl(t, kc, "apply", "--server-side", "--force-conflicts", "-f", "examples/my-app.yaml")
 
+	// --cascade=orphan keeps the ReplicaSet (without its owner).
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, bytes.ReplaceAll(data, []byte("myapp"), []byte("other")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, kc, "apply", "-f", other)
+	kubectl(t, kc, "rollout", "status", "deployment/other", "--timeout=60s")
+	kubectl(t, kc, "delete", "deployment", "other", "--cascade=orphan")
+	if out := kubectl(t, kc, "get", "rs", "-l", "app=other", "-o", "jsonpath={.items[*].metadata.ownerReferences}"); strings.TrimSpace(out) != "" {
+		t.Fatalf("orphaned ReplicaSet still has owners: %q", out)
+	}
+	kubectl(t, kc, "delete", "rs", "-l", "app=other", "--cascade=foreground")
+
 	kubectl(t, kc, "delete", "deployment", "myapp")
 	deadline := time.Now().Add(60 * time.Second)
 	for strings.TrimSpace(kubectl(t, kc, "get", "pods,rs", "-o", "name")) != "" {

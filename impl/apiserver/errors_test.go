@@ -90,7 +90,7 @@ func badRequests() []badRequest {
 		{name: "invalid labelSelector", method: "GET", path: deployPath + "?labelSelector=a%20in%20(", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "unsupported fieldSelector", method: "GET", path: deployPath + "?fieldSelector=spec.replicas%3D1", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "invalid watch timeout", method: "GET", path: deployPath + "?watch=true&timeoutSeconds=x", code: 400, reason: api.StatusReasonBadRequest},
-		{name: "unsupported propagation", method: "DELETE", path: webPath + "?propagationPolicy=Foreground", code: 400, reason: api.StatusReasonBadRequest},
+		{name: "unknown propagation", method: "DELETE", path: webPath + "?propagationPolicy=Sideways", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "malformed DeleteOptions", method: "DELETE", path: webPath, body: `{"gracePeriodSeconds":"soon"}`, code: 400, reason: api.StatusReasonBadRequest},
 		{name: "dryRun", method: "POST", path: deployPath + "?dryRun=All", body: deploymentJSON("dry", 1, "nginx"), code: 400, reason: api.StatusReasonBadRequest},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},

@@ -34,6 +34,7 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 	gr := info.GroupResource()
 	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
 	force := opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds == 0
+	propagated := false
 	for {
 		old, rev, err := r.get(ctx, info, namespace, name)
 		if err != nil {
@@ -44,6 +45,13 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		}
 		if wantRV != 0 && wantRV != rev {
 			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
+		}
+		if !propagated {
+			if err := r.propagate(ctx, policyOf(opts), old); err != nil {
+				return nil, err
+			}
+			propagated = true
+			continue // the dependents' writes may have raced: read again
 		}
 		var out api.Object
 		if graceful, gerr := r.needsGracefulDelete(ctx, old); gerr != nil {
@@ -132,9 +140,6 @@ func checkDeleteOptions(o api.DeleteOptions) error {
 	if o.GracePeriodSeconds != nil && *o.GracePeriodSeconds < 0 {
 		return api.NewBadRequest(fmt.Sprintf("gracePeriodSeconds must not be negative, got %d", *o.GracePeriodSeconds))
 	}
-	if o.OrphanDependents != nil && *o.OrphanDependents {
-		return api.NewBadRequest("orphanDependents is not supported yet")
-	}
 	if len(o.DryRun) > 0 {
 		return api.NewBadRequest("dryRun is not supported yet")
 	}
@@ -142,10 +147,8 @@ func checkDeleteOptions(o api.DeleteOptions) error {
 		return nil
 	}
 	switch p := *o.PropagationPolicy; p {
-	case api.DeletePropagationBackground:
+	case api.DeletePropagationBackground, api.DeletePropagationOrphan, api.DeletePropagationForeground:
 		return nil
-	case api.DeletePropagationOrphan, api.DeletePropagationForeground:
-		return api.NewBadRequest(fmt.Sprintf("propagationPolicy %s is not supported yet", p))
 	default:
 		return api.NewBadRequest(fmt.Sprintf("unknown propagationPolicy %q: must be Orphan, Background or Foreground", p))
 	}

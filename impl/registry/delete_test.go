@@ -142,7 +142,7 @@ func TestDeletePreconditionsAndOptions(t *testing.T) {
 	_, err = r.Delete(ctx, "deployments", "default", "myapp",
 		api.DeleteOptions{Preconditions: &api.Preconditions{UID: strp("other")}})
 	wantReason(t, err, api.StatusReasonConflict, 409)
-	for _, p := range []api.DeletionPropagation{api.DeletePropagationOrphan, api.DeletePropagationForeground, "Sideways"} {
+	for _, p := range []api.DeletionPropagation{"Sideways", "orphan"} {
 		_, err = r.Delete(ctx, "deployments", "default", "myapp", api.DeleteOptions{PropagationPolicy: &p})
 		wantReason(t, err, api.StatusReasonBadRequest, 400)
 	}
