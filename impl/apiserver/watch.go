@@ -131,7 +131,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 // stops matching is DELETED; selected holds the keys now matching.
 type eventFilter struct {
 	labels   *api.LabelSelector
-	fields   []fieldTerm
+	fields   registry.FieldSelector
 	selected map[string]bool // nil when there is no selector
 }
 
@@ -188,11 +188,6 @@ func (f *eventFilter) translate(typ api.EventType, obj api.Object) (api.EventTyp
 	return typ, false
 }
 
-type fieldTerm struct {
-	field, value string
-	negate       bool
-}
-
 func newEventFilter(rt route, lo registry.ListOptions) (eventFilter, error) {
 	var f eventFilter
 	if lo.LabelSelector != "" {
@@ -202,7 +197,7 @@ func newEventFilter(rt route, lo registry.ListOptions) (eventFilter, error) {
 		}
 		f.labels = sel
 	}
-	terms, err := parseFieldSelector(rt.Resource.Resource, lo.FieldSelector)
+	terms, err := registry.ParseFieldSelector(rt.Resource.Resource, lo.FieldSelector)
 	if err != nil {
 		return f, err
 	}
@@ -218,21 +213,8 @@ func (f eventFilter) matches(obj api.Object) bool {
 	if f.labels != nil && !f.labels.Matches(m.Labels) {
 		return false
 	}
-	for _, t := range f.fields {
-		var v string
-		switch t.field {
-		case "metadata.name":
-			v = m.Name
-		case "metadata.namespace":
-			v = m.Namespace
-		case "spec.nodeName":
-			if p, ok := obj.(*api.Pod); ok {
-				v = p.Spec.NodeName
-			}
-		}
-		if (v == t.value) == t.negate {
-			return false
-		}
+	if !f.fields.Matches(obj) {
+		return false
 	}
 	return true
 }

@@ -32,6 +32,20 @@ type fieldTerm struct {
 	negate       bool
 }
 
+// FieldSelector is a parsed field selector: terms over metadata.name,
+// metadata.namespace and (pods) spec.nodeName. Lists and watches (in the
+// apiserver) filter with the same one.
+type FieldSelector []fieldTerm
+
+// ParseFieldSelector reads "a=b,c!=d" for resource; unsupported fields are
+// a 400.
+func ParseFieldSelector(resource, sel string) (FieldSelector, error) {
+	return parseFieldSelector(resource, sel)
+}
+
+// Matches reports whether obj satisfies every term.
+func (f FieldSelector) Matches(obj api.Object) bool { return matchFields(obj, f) }
+
 // List returns the objects of resource in namespace ("" = all namespaces)
 // that match opts, as the resource's list kind.
 func (r *Registry) List(ctx context.Context, resource, namespace string, opts ListOptions) (api.ListObject, error) {
