@@ -16,10 +16,10 @@ func BenchmarkModelCheck(b *testing.B) {
 	defer setFlag(nil, "rapid.checks", "1")()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rec := &recorder{name: "bench"}
+		rec := properties.NewReport("bench")
 		rapid.Check(rec, func(t *rapid.T) { properties.Model(t, model.Config{}) })
-		if rec.failed {
-			b.Fatal(rec.text())
+		if rec.Failed() {
+			b.Fatal(rec.Text())
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "checks/s")

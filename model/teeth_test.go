@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"flag"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,30 +12,6 @@ import (
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/properties"
 )
-
-// recorder is a rapid.TB that keeps rapid's report instead of failing the
-// test, so a test can assert that a property fails.
-type recorder struct {
-	name   string
-	log    []string
-	failed bool
-}
-
-func (r *recorder) Helper()                   {}
-func (r *recorder) Name() string              { return r.name }
-func (r *recorder) Logf(f string, a ...any)   { r.log = append(r.log, fmt.Sprintf(f, a...)) }
-func (r *recorder) Log(a ...any)              { r.log = append(r.log, fmt.Sprint(a...)) }
-func (r *recorder) Skipf(f string, a ...any)  { r.Logf(f, a...) }
-func (r *recorder) Skip(a ...any)             { r.Log(a...) }
-func (r *recorder) SkipNow()                  {}
-func (r *recorder) Errorf(f string, a ...any) { r.failed = true; r.Logf(f, a...) }
-func (r *recorder) Error(a ...any)            { r.failed = true; r.Log(a...) }
-func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
-func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
-func (r *recorder) FailNow()                  { r.failed = true }
-func (r *recorder) Fail()                     { r.failed = true }
-func (r *recorder) Failed() bool              { return r.failed }
-func (r *recorder) text() string              { return strings.Join(r.log, "\n") }
 
 var scriptHeader = regexp.MustCompile(`(model: invariant violated|model: not converged)[^\n]*\n\s*script \((\d+) actions\)`)
 
@@ -65,21 +40,21 @@ func TestMutantsAreCaughtAndShrunk(t *testing.T) {
 	for _, tc := range teeth {
 		t.Run(string(tc.mutant), func(t *testing.T) {
 			defer setFlag(t, "rapid.seed", tc.seed)()
-			rec := &recorder{name: t.Name()}
+			rec := properties.NewReport(t.Name())
 			rapid.Check(rec, func(rt *rapid.T) { properties.Model(rt, model.Config{Mutant: tc.mutant}) })
-			if !rec.failed {
+			if !rec.Failed() {
 				t.Fatalf("mutant %s was not caught", tc.mutant)
 			}
-			sm := scriptHeader.FindStringSubmatch(rec.text())
+			sm := scriptHeader.FindStringSubmatch(rec.Text())
 			if sm == nil {
-				t.Fatalf("the failure has no script:\n%s", rec.text())
+				t.Fatalf("the failure has no script:\n%s", rec.Text())
 			}
 			n, _ := strconv.Atoi(sm[2])
 			if tc.longest > 0 && n > tc.longest {
 				t.Errorf("counterexample has %d actions, want at most %d", n, tc.longest)
 			}
-			i := strings.Index(rec.text(), sm[0])
-			t.Logf("caught, shrunk to %d actions:\n%s", n, rec.text()[i:])
+			i := strings.Index(rec.Text(), sm[0])
+			t.Logf("caught, shrunk to %d actions:\n%s", n, rec.Text()[i:])
 		})
 	}
 }

@@ -195,28 +195,8 @@ func setFlags(values map[string]string) (undo func(), err error) {
 	return undo, nil
 }
 
-// reportTB is the rapid.TB of a campaign: it keeps rapid's report instead
-// of failing a test.
-type reportTB struct {
-	name   string
-	errs   []string
-	failed bool
-}
-
-func (r *reportTB) Helper()                   {}
-func (r *reportTB) Name() string              { return r.name }
-func (r *reportTB) Logf(string, ...any)       {}
-func (r *reportTB) Log(...any)                {}
-func (r *reportTB) Skipf(string, ...any)      {}
-func (r *reportTB) Skip(...any)               {}
-func (r *reportTB) SkipNow()                  {}
-func (r *reportTB) Errorf(f string, a ...any) { r.Error(fmt.Sprintf(f, a...)) }
-func (r *reportTB) Error(a ...any)            { r.failed = true; r.errs = append(r.errs, fmt.Sprint(a...)) }
-func (r *reportTB) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
-func (r *reportTB) Fatal(a ...any)            { r.Error(a...) }
-func (r *reportTB) FailNow()                  { r.failed = true }
-func (r *reportTB) Fail()                     { r.failed = true }
-func (r *reportTB) Failed() bool              { return r.failed }
+// reportTB is the rapid.TB of a campaign.
+type reportTB = Report
 
 // rapidFailed matches the head of rapid's failure report.
 var rapidFailed = regexp.MustCompile(`^\[rapid\] failed after (\d+) tests: `)

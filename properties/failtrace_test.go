@@ -22,7 +22,7 @@ func TestCounterexampleIsSavedAsAReplayableTrace(t *testing.T) {
 	}
 	defer undo()
 	cfg := model.Config{Mutant: model.MutantGCTrustsCache}
-	tb := &reportTB{name: t.Name()}
+	tb := NewReport(t.Name())
 	rapid.Check(tb, func(rt *rapid.T) { Model(rt, cfg) })
 	if !tb.failed {
 		t.Fatal("the mutant was not caught")

@@ -26,7 +26,7 @@ func TestImplPropertyPassesWithTheBuiltInCode(t *testing.T) {
 
 func TestImplPropertyCatchesAControllerThatDoesNothing(t *testing.T) {
 	defer mustSetFlags(t, map[string]string{"rapid.checks": "200", "rapid.nofailfile": "true", "rapid.shrinktime": "3s"})()
-	tb := &reportTB{name: t.Name()}
+	tb := NewReport(t.Name())
 	spec := cluster.ControllerSpec{Name: model.EndpointsController, New: func(cluster.ControllerEnv) controller.Reconciler { return noopController{} }}
 	CheckControllerTB(tb, t, spec, ImplOptions{})
 	if !tb.failed {

@@ -2,7 +2,6 @@ package mutants_test
 
 import (
 	"flag"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,30 +17,6 @@ import (
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
-
-// recorder is a rapid.TB that keeps rapid's report instead of failing the
-// test, so a test can assert that the property fails.
-type recorder struct {
-	name   string
-	log    []string
-	failed bool
-}
-
-func (r *recorder) Helper()                   {}
-func (r *recorder) Name() string              { return r.name }
-func (r *recorder) Logf(f string, a ...any)   { r.log = append(r.log, fmt.Sprintf(f, a...)) }
-func (r *recorder) Log(a ...any)              { r.log = append(r.log, fmt.Sprint(a...)) }
-func (r *recorder) Skipf(f string, a ...any)  { r.Logf(f, a...) }
-func (r *recorder) Skip(a ...any)             { r.Log(a...) }
-func (r *recorder) SkipNow()                  {}
-func (r *recorder) Errorf(f string, a ...any) { r.failed = true; r.Logf(f, a...) }
-func (r *recorder) Error(a ...any)            { r.failed = true; r.Log(a...) }
-func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
-func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
-func (r *recorder) FailNow()                  { r.failed = true }
-func (r *recorder) Fail()                     { r.failed = true }
-func (r *recorder) Failed() bool              { return r.failed }
-func (r *recorder) text() string              { return strings.Join(r.log, "\n") }
 
 // hunt is one campaign against a mutant: the body of
 // properties.CheckControllerTB, timed up to the first failure.
@@ -71,7 +46,7 @@ func run(t *testing.T, m mutants.Mutant, c settings) hunt {
 		"rapid.checks": strconv.Itoa(c.checks), "rapid.seed": strconv.FormatUint(c.seed, 10), "rapid.steps": strconv.Itoa(c.steps),
 		"rapid.nofailfile": "true", "rapid.shrinktime": c.shrink.String(),
 	})()
-	rec := &recorder{name: t.Name()}
+	rec := properties.NewReport(t.Name())
 	var h hunt
 	start := time.Now()
 	rapid.Check(rec, func(rt *rapid.T) {
@@ -90,8 +65,8 @@ func run(t *testing.T, m mutants.Mutant, c settings) hunt {
 		defer s.Close()
 		properties.Impl(rt, s, properties.ImplOptions{Faults: true})
 	})
-	h.total, h.report = time.Since(start), rec.text()
-	h.found = h.found && rec.failed
+	h.total, h.report = time.Since(start), rec.Text()
+	h.found = h.found && rec.Failed()
 	if sm := scriptLength.FindStringSubmatch(h.report); sm != nil {
 		h.length, _ = strconv.Atoi(sm[1])
 	}
