@@ -17,6 +17,12 @@ test: lint
 demo:
 	$(GO) run ./cmd/converge demo
 
+# The seed flow ending in real containers: converge up on a private
+# containerd, the echo image, curl through the Service's clusterIP. Root.
+.PHONY: demo-real
+demo-real:
+	GO=$(GO) ./scripts/demo-real.sh
+
 # Benchmarks; figures are reported as ratios against raw etcd where relevant.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -21,7 +21,9 @@ import (
 
 	"github.com/converge-dev/converge/impl/apiserver"
 	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/container/containerd"
 	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/proxy"
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/impl/store"
 )
@@ -35,10 +37,17 @@ type upFlags struct {
 	nodes                                                        int
 	anonymous, quiet                                             bool
 	tick                                                         time.Duration
+	// runtime is fake or containerd; containerdAddress an existing
+	// daemon's socket (default: a private daemon in DATA-DIR/containerd);
+	// imports are image archives loaded into it at start.
+	runtime, containerdAddress string
+	imports                    []string
+	// daemon, set by tests, is an already started daemon to use.
+	daemon *containerd.Daemon
 }
 
 func runUp(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("up", "[--data-dir DIR] [--listen ADDR] [--nodes N] [--kubeconfig PATH]", stderr)
+	fs := newFlagSet("up", "[--data-dir DIR] [--listen ADDR] [--nodes N] [--kubeconfig PATH] [--runtime fake|containerd] [--containerd-address SOCKET] [--import ARCHIVE]", stderr)
 	var f upFlags
 	fs.StringVar(&f.dataDir, "data-dir", "converge-data", "where etcd, the certificates, the token and the kubeconfig live")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:6443", "the apiserver's address (HTTPS)")
@@ -50,11 +59,20 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.anonymous, "anonymous", false, "let unauthenticated requests in as system:anonymous")
 	fs.BoolVar(&f.quiet, "quiet", false, "do not print the flow")
 	fs.DurationVar(&f.tick, "tick", time.Second, "heartbeat period (the logical clock's tick)")
+	fs.StringVar(&f.runtime, "runtime", "fake", "the nodes' container runtime: fake (in memory) or containerd (real containers; root)")
+	fs.StringVar(&f.containerdAddress, "containerd-address", "", "with --runtime containerd: the socket of a running containerd (default: start a private one in DATA-DIR/containerd)")
+	fs.Func("import", "with --runtime containerd: an image archive (OCI or docker) to import at start; repeatable", func(s string) error {
+		f.imports = append(f.imports, s)
+		return nil
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if f.nodes < 0 || f.nodes > 250 {
 		return usageError("--nodes must be between 0 and 250")
+	}
+	if err := f.checkRuntime(); err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usageError("--listen %q: %v", f.listen, err)
@@ -75,7 +93,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	}
 	defer closeEtcd()
 	st := store.New(c, "")
-	reg := registry.New(registry.Config{Store: st})
+	reg := registry.New(registry.Config{Store: st, ServiceIPRange: serviceIPRange})
 	tlsFiles, err := apiserver.EnsureTLS(filepath.Join(f.dataDir, "pki"))
 	if err != nil {
 		return err
@@ -110,11 +128,24 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine})
+	m, err := newMachines(ctx, f, logLine)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine, Runtime: m.runtime()})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if m.real {
+		// Real processes die on their own, and Services are reached
+		// through this host's kube-proxy.
+		r.WatchRuntimes(relistPeriod)
+		p := proxy.New()
+		defer p.Close()
+		r.RunProxy(p, proxyPeriod, func(line string) { fmt.Fprintln(stdout, line) })
+	}
 
 	kubeconfig := f.kubeconfig
 	if kubeconfig == "" {
@@ -124,7 +155,11 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "converge is up: apiserver https://%s, %d nodes, data in %s\n", ln.Addr(), f.nodes, f.dataDir)
-	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl apply -f examples/my-app.yaml\n  kubectl get deploy,rs,pods -o wide\n", kubeconfig)
+	example := "examples/my-app.yaml"
+	if m.real {
+		example = "examples/echo.yaml  # then curl the Service's CLUSTER-IP"
+	}
+	fmt.Fprintf(stdout, "  export KUBECONFIG=%s\n  kubectl apply -f %s\n  kubectl get deploy,rs,pods -o wide\n", kubeconfig, example)
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "converge: shutting down")

@@ -22,4 +22,12 @@
 //   - The same action sequence makes the same writes in the same order with
 //     the same names as the model (checked by the lockstep property).
 //   - Project returns the observable state as a model.Snapshot.
+//   - On a real runtime (running mode, not the fake) the kubelet's
+//     decisions are held back where real processes need time: a pod turns
+//     ready only once its HTTP readiness probe passes, a crashed container
+//     restarts after a back-off, a terminating pod's container gets its
+//     grace period, a start whose pod IP another pod of the node holds is
+//     retried, and a missing image is the pod's waiting reason. Containers
+//     get the pod's IP, ports, env, command and args. WatchRuntimes notices
+//     processes that die; RunProxy feeds a host's userspace kube-proxy.
 package cluster

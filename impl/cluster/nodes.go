@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/container"
 	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/model"
@@ -22,10 +24,13 @@ type nodes struct {
 	rules   map[string]map[string]model.Rule
 	index   map[string]int
 	next    int
+	// ips records, per node, which pod each started container's address
+	// was given to (real runtimes only; see claimIP).
+	ips map[string]map[string]string
 }
 
 func newNodes(uids *project.UIDs, runtime func(node string) container.Runtime) *nodes {
-	return &nodes{uids: uids, runtime: runtime, rt: map[string]container.Runtime{}, rules: map[string]map[string]model.Rule{}, index: map[string]int{}}
+	return &nodes{uids: uids, runtime: runtime, rt: map[string]container.Runtime{}, rules: map[string]map[string]model.Rule{}, index: map[string]int{}, ips: map[string]map[string]string{}}
 }
 
 // add boots a node's machine and gives it the next pod range.
@@ -86,7 +91,9 @@ var errNoNode = errors.New("cluster: node has no runtime")
 // allowed in container IDs).
 func runtimeID(id string) string { return strings.ReplaceAll(id, "/", "_") }
 
-func (n *nodes) start(ctx context.Context, c model.Container) error {
+// start runs c; p (possibly nil) is the pod's API object, which gives the
+// process its command, args, env and ports.
+func (n *nodes) start(ctx context.Context, c model.Container, p *api.Pod) error {
 	rt := n.runtimeOf(c.Node)
 	if rt == nil {
 		return errNoNode
@@ -100,20 +107,18 @@ func (n *nodes) start(ctx context.Context, c model.Container) error {
 			_ = rt.Remove(ctx, old.ID)
 		}
 	}
-	_, err = rt.Start(ctx, container.ContainerSpec{
-		ID: runtimeID(c.ID), Node: c.Node, PodNamespace: Namespace, PodName: c.Pod,
-		PodUID: n.uids.String(c.PodUID), Name: "app", Image: c.Image, Attempt: c.Attempt,
-	})
+	_, err = rt.Start(ctx, n.containerSpec(c, p))
 	return err
 }
 
-func (n *nodes) stop(ctx context.Context, c model.Container) error {
+// stop stops c (SIGTERM, then SIGKILL after grace) and removes it.
+func (n *nodes) stop(ctx context.Context, c model.Container, grace time.Duration) error {
 	rt := n.runtimeOf(c.Node)
 	if rt == nil {
 		return errNoNode
 	}
 	id := runtimeID(c.ID)
-	if err := rt.Stop(ctx, id, 0); err != nil && !errors.Is(err, container.ErrNotFound) {
+	if err := rt.Stop(ctx, id, grace); err != nil && !errors.Is(err, container.ErrNotFound) {
 		return err
 	}
 	if err := rt.Remove(ctx, id); err != nil && !errors.Is(err, container.ErrNotFound) {

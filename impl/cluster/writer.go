@@ -129,6 +129,10 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 	if w.Stopped() {
 		return 0
 	}
+	after, write := w.gateReady(verb, before, after) // readiness probes (real runtimes only)
+	if !write {
+		return 0
+	}
 	var stored api.Object
 	base, err := w.base(before)
 	if err == nil {
@@ -191,14 +195,26 @@ func (w *writer) StartContainer(c model.Container) bool {
 	if w.Stopped() {
 		return false
 	}
-	return w.local(model.VerbRuntimeStart, "containers/"+c.ID, w.c.env.nodes.start(w.ctx, c))
+	if w.holdRestart(c) {
+		return false // crash back-off (real runtimes only): requeued
+	}
+	err := w.claimIP(c)
+	if err == nil {
+		err = w.c.env.nodes.start(w.ctx, c, w.pod(c.Pod))
+	}
+	w.noteImagePull(c, err)
+	return w.local(model.VerbRuntimeStart, "containers/"+c.ID, err)
 }
 
 func (w *writer) StopContainer(c model.Container) bool {
 	if w.Stopped() {
 		return false
 	}
-	return w.local(model.VerbRuntimeStop, "containers/"+c.ID, w.c.env.nodes.stop(w.ctx, c))
+	err := w.c.env.nodes.stop(w.ctx, c, w.stopGrace(c))
+	if err == nil {
+		w.releaseIP(c)
+	}
+	return w.local(model.VerbRuntimeStop, "containers/"+c.ID, err)
 }
 
 func (w *writer) SetRule(service string, r model.Rule) bool {

@@ -41,6 +41,13 @@ func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, erro
 	m.Generation = 1
 	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	resetStatusOnCreate(obj)
+	if _, ok := obj.(*api.Service); ok && r.serviceIPs.IsValid() {
+		r.allocMu.Lock()
+		defer r.allocMu.Unlock()
+		if err := r.allocateClusterIP(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
 
 	if m.Name == "" {
 		return r.createGenerated(ctx, info, obj)

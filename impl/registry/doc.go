@@ -21,6 +21,10 @@
 //     through the status subresource: a Pod starts with phase Pending;
 //     Deployments, ReplicaSets and Services start with an empty status. Nodes
 //     and Namespaces keep the status they are created with.
+//   - With Config.ServiceIPRange set, a Service created without a clusterIP
+//     gets the lowest address of the range no Service holds (never the
+//     range's first); headless and ExternalName Services get none, and an
+//     update that leaves clusterIP empty keeps the stored one.
 //   - Namespaced objects with namespace "" go to "default". Objects may be
 //     created in "default" and "kube-system" without a Namespace object;
 //     any other namespace must exist as a Namespace (404 NotFound

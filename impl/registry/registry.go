@@ -3,7 +3,9 @@ package registry
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -17,12 +19,17 @@ type Config struct {
 	// Clock stamps creationTimestamp and deletionTimestamp. nil means
 	// time.Now; the stepped driver passes a logical clock.
 	Clock func() time.Time
+	// ServiceIPRange, when valid, is where Services created without a
+	// clusterIP get one (the lowest free address). Zero: none is allocated.
+	ServiceIPRange netip.Prefix
 }
 
 // Registry serves the API's verbs over a store.
 type Registry struct {
-	store *store.Store
-	clock func() time.Time
+	store      *store.Store
+	clock      func() time.Time
+	serviceIPs netip.Prefix
+	allocMu    sync.Mutex // serialises clusterIP allocation with its create
 }
 
 // New returns a Registry over cfg.Store.
@@ -31,7 +38,7 @@ func New(cfg Config) *Registry {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Registry{store: cfg.Store, clock: clock}
+	return &Registry{store: cfg.Store, clock: clock, serviceIPs: cfg.ServiceIPRange.Masked()}
 }
 
 // Get returns the object resource/namespace/name.

@@ -51,6 +51,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 			return nil, api.NewOptimisticLockConflict(info.GroupResource(), m.Name)
 		}
 		next := mergeUpdate(info, old, in, status)
+		keepClusterIP(old, next)
 		if err := api.ValidateUpdate(old, next); err != nil {
 			return nil, err
 		}
