@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -45,37 +44,6 @@ func needContainerd(t *testing.T) {
 		t.Fatalf("CI=true but %s", why)
 	}
 	t.Skipf("skipping: %s", why)
-}
-
-// startUpWith runs `converge up` with f until the returned stop is called.
-func startUpWith(t *testing.T, f upFlags) (kubeconfig string, stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	kubeconfig = filepath.Join(f.dataDir, "kubeconfig")
-	os.Remove(kubeconfig)
-	go func() { done <- up(ctx, f, io.Discard) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(kubeconfig); err == nil {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("converge up ended: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("converge up did not write its kubeconfig")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return kubeconfig, func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("converge up: %v", err)
-		}
-	}
 }
 
 type podView struct {

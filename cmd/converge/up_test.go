@@ -16,13 +16,19 @@ import (
 // kubectlBin is the real kubectl; CI installs nothing else for it.
 const kubectlBin = "/usr/bin/kubectl"
 
-// startUp runs `converge up` on dataDir until the returned stop is called.
+// startUp runs `converge up` on dataDir (fake runtimes) until the returned
+// stop is called.
 func startUp(t *testing.T, dataDir string) (kubeconfig string, stop func()) {
+	t.Helper()
+	return startUpWith(t, upFlags{dataDir: dataDir, listen: "127.0.0.1:0", nodes: 3, tick: 200 * time.Millisecond, quiet: true})
+}
+
+// startUpWith runs `converge up` with f until the returned stop is called.
+func startUpWith(t *testing.T, f upFlags) (kubeconfig string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	f := upFlags{dataDir: dataDir, listen: "127.0.0.1:0", nodes: 3, tick: 200 * time.Millisecond, quiet: true}
-	kubeconfig = filepath.Join(dataDir, "kubeconfig")
+	kubeconfig = filepath.Join(f.dataDir, "kubeconfig")
 	os.Remove(kubeconfig)
 	go func() { done <- up(ctx, f, io.Discard) }()
 	deadline := time.Now().Add(30 * time.Second)
