@@ -128,6 +128,16 @@ func (c *Checker) checkState(s *Snapshot) error {
 			}
 		}
 	}
+	ips := map[string]string{} // node/IP -> pod
+	for _, o := range s.List(KindPod) {
+		if p := o.(*Pod); p.NodeName != "" && p.PodIP != "" {
+			key := p.NodeName + "/" + p.PodIP
+			if other, dup := ips[key]; dup {
+				return violation("pods on a node have distinct addresses", "%s and %s both have %s on %s", other, p.Name, p.PodIP, p.NodeName)
+			}
+			ips[key] = p.Name
+		}
+	}
 	running := map[int64]string{}
 	for _, ctr := range s.Containers {
 		if !ctr.Running {

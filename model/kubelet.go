@@ -80,7 +80,7 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 			attempt = p.Restarts + 1
 		}
 		// Starting replaces the pod's exited container, if any.
-		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true, IP: podIP(c, h, p)}
+		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true, IP: podIP(c, h, p, exited)}
 		if !t.StartContainer(ctr) {
 			return
 		}
@@ -88,29 +88,40 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 	}
 	np := p.shallow().(*Pod)
 	np.Phase, np.Ready, np.Restarts = PhaseRunning, ready, running.Attempt
-	np.PodIP = podIP(c, h, p)
+	np.PodIP = podIP(c, h, p, running)
 	if np.Phase != p.Phase || np.Ready != p.Ready || np.Restarts != p.Restarts || np.PodIP != p.PodIP {
 		t.Update(VerbStatus, p, np)
 	}
 }
 
-// podIP is the pod's address: the one it has, or the first free one in
+// podIP is the pod's address: the one it has, else the one its container
+// already runs with (adopted after a restart), else the first free one in
 // the node's range.
-func podIP(c *Memory, h Host, p *Pod) string {
-	if p.PodIP != "" {
+func podIP(c *Memory, h Host, p *Pod, ctr *Container) string {
+	switch {
+	case p.PodIP != "":
 		return p.PodIP
+	case ctr != nil && ctr.IP != "":
+		return ctr.IP
 	}
 	index := h.NodeIndex(c.Node)
-	return PodIP(index, freeSlot(c, index, p))
+	return PodIP(index, freeSlot(c, h, index, p))
 }
 
-// freeSlot is the lowest host number no other pod on this node (in the
-// view) holds.
-func freeSlot(c *Memory, index int, p *Pod) int {
+// freeSlot is the lowest host number that no other pod in the view and no
+// container on the node holds. The runtime is asked too because the view
+// lags the kubelet's own status writes: a container just started already
+// holds its address (as CNI's IPAM state on the node does).
+func freeSlot(c *Memory, h Host, index int, p *Pod) int {
 	used := map[string]bool{}
 	for _, o := range c.List(KindPod) {
 		if q := o.(*Pod); q.NodeName == c.Node && q.Name != p.Name && q.PodIP != "" {
 			used[q.PodIP] = true
+		}
+	}
+	for _, ctr := range h.Containers(c.Node) {
+		if ctr.Pod != p.Name && ctr.IP != "" {
+			used[ctr.IP] = true
 		}
 	}
 	slot := 2

@@ -111,10 +111,16 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 // rules: those live on the machines).
 func (e *env) objects(ctx context.Context) (*model.Snapshot, error) {
 	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
+	// Every kind is listed at the first list's revision, so the snapshot is
+	// one state of the store even while a running cluster writes.
+	rv := ""
 	for k := model.Kind(0); int(k) < model.NumKinds; k++ {
-		list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{})
+		list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
 		if err != nil {
 			return nil, err
+		}
+		if rv == "" {
+			rv = list.GetListMeta().ResourceVersion
 		}
 		for _, obj := range list.GetItems() {
 			o, err := project.ToModel(obj, e.uids)

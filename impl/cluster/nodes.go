@@ -142,7 +142,7 @@ func (n *nodes) containers(ctx context.Context, node string) []model.Container {
 		out = append(out, model.Container{
 			ID: model.ContainerID(node, c.PodName, c.Attempt), Node: node, Pod: c.PodName,
 			PodUID: n.uids.Of(c.PodUID), Image: c.Image, Attempt: c.Attempt,
-			Running: c.State == container.StateRunning, ExitCode: c.ExitCode,
+			Running: c.State == container.StateRunning, ExitCode: c.ExitCode, IP: c.PodIP,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

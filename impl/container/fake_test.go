@@ -120,7 +120,7 @@ func TestFakeExits(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := container.ContainerStatus{ID: "c1", Node: "n1", PodNamespace: "default", PodName: "echo-0", PodUID: "u1", Name: "app",
-				Image: "converge.local/echo:v1", State: container.StateExited, ExitCode: tc.code, Reason: tc.reason, StartedAt: at(1), FinishedAt: tc.finished}
+				Image: "converge.local/echo:v1", PodIP: "127.0.0.2", State: container.StateExited, ExitCode: tc.code, Reason: tc.reason, StartedAt: at(1), FinishedAt: tc.finished}
 			if st != want {
 				t.Fatalf("status = %+v\nwant     %+v", st, want)
 			}

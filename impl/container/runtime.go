@@ -80,9 +80,12 @@ const (
 // ContainerStatus is what a runtime reports about one container.
 type ContainerStatus struct {
 	ID, Node, PodNamespace, PodName, PodUID, Name, Image string
-	Attempt                                              int
-	State                                                State
-	ExitCode                                             int
+	// PodIP is the address the container was started with: the runtime
+	// remembers it, as CNI's IPAM state does, across kubelet restarts.
+	PodIP    string
+	Attempt  int
+	State    State
+	ExitCode int
 	// Reason is ErrImagePull/ImagePullBackOff while waiting and
 	// Error/Completed/OOMKilled once exited.
 	Reason                string
@@ -197,6 +200,6 @@ func SameContainer(st ContainerStatus, s ContainerSpec) bool {
 func Identity(s ContainerSpec) ContainerStatus {
 	return ContainerStatus{
 		ID: s.ID, Node: s.Node, PodNamespace: s.PodNamespace, PodName: s.PodName,
-		PodUID: s.PodUID, Name: s.Name, Image: s.Image, Attempt: s.Attempt,
+		PodUID: s.PodUID, Name: s.Name, Image: s.Image, PodIP: s.PodIP, Attempt: s.Attempt,
 	}
 }

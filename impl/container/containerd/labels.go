@@ -18,6 +18,7 @@ const (
 	labelPodUID       = "converge.dev/pod-uid"
 	labelName         = "converge.dev/container-name"
 	labelAttempt      = "converge.dev/attempt"
+	labelPodIP        = "converge.dev/pod-ip"
 	labelStartedAt    = "converge.dev/started-at"
 	// Written by Stop just before it deletes the task that held them.
 	labelExitCode   = "converge.dev/exit-code"
@@ -32,6 +33,7 @@ func labelsOf(s container.ContainerSpec) map[string]string {
 		labelPodUID:       s.PodUID,
 		labelName:         s.Name,
 		labelAttempt:      strconv.Itoa(s.Attempt),
+		labelPodIP:        s.PodIP,
 	}
 }
 
@@ -46,6 +48,7 @@ func identityOf(info containers.Container) container.ContainerStatus {
 		PodName:      l[labelPodName],
 		PodUID:       l[labelPodUID],
 		Name:         l[labelName],
+		PodIP:        l[labelPodIP],
 		Image:        info.Image,
 		Attempt:      attempt,
 		StartedAt:    parseTime(l[labelStartedAt]),

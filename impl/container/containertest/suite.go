@@ -169,6 +169,10 @@ func checkIdentity(t *testing.T, st container.ContainerStatus, sp container.Cont
 	if st.ID != sp.ID || !container.SameContainer(st, sp) {
 		t.Fatalf("status %+v does not describe spec %+v", st, sp)
 	}
+	// The address survives in the runtime: a restarted kubelet reads it back.
+	if st.PodIP != sp.PodIP {
+		t.Fatalf("status has pod IP %q, started with %q", st.PodIP, sp.PodIP)
+	}
 }
 
 func sameStatus(a, b container.ContainerStatus) bool {
