@@ -31,3 +31,48 @@ func BenchmarkModelStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// BenchmarkModelStepOnly measures Step alone: a schedule recorded from a
+// busy run is replayed on fresh states, choosing nothing.
+func BenchmarkModelStepOnly(b *testing.B) {
+	setup := []Action{
+		{Op: OpAddNode, Who: "node-1"}, {Op: OpAddNode, Who: "node-2"}, {Op: OpAddNode, Who: "node-3"},
+		{Op: OpApplyService, Key: "web", App: "web", N: 80},
+	}
+	users := []Action{
+		{Op: OpApply, Key: "web", N: 5, Image: "nginx:1"},
+		{Op: OpSetImage, Key: "web", Image: "nginx:2"},
+		{Op: OpScale, Key: "web", N: 2},
+	}
+	rec := New(Config{})
+	schedule := append([]Action(nil), setup...)
+	for _, a := range setup {
+		rec.Step(a)
+	}
+	for _, u := range users {
+		rec.Step(u)
+		schedule = append(schedule, u)
+		for {
+			a, ok := rec.NextQuiesceStep()
+			if !ok {
+				break
+			}
+			rec.Step(a)
+			schedule = append(schedule, a)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		b.StopTimer()
+		st := New(Config{})
+		b.StartTimer()
+		for _, a := range schedule {
+			st.Step(a)
+			if done++; done == b.N {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
