@@ -79,6 +79,11 @@ func toJSONMap(doc []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return jsonMap(j)
+}
+
+// jsonMap decodes a JSON document into generic values (numbers as text).
+func jsonMap(j []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.UseNumber()
 	var m map[string]any
@@ -99,7 +104,7 @@ func objectMap(obj api.Object) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toJSONMap(b)
+	return jsonMap(b) // already JSON: no YAML pass
 }
 
 func kindType(info api.ResourceInfo) (reflect.Type, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -19,6 +20,19 @@ type jsonField struct {
 
 // jsonFieldsOf lists t's JSON fields in declaration order.
 func jsonFieldsOf(t reflect.Type) []jsonField {
+	if cached, ok := fieldTables.Load(t); ok {
+		return cached.([]jsonField)
+	}
+	out := collectJSONFields(t)
+	fieldTables.Store(t, out)
+	return out
+}
+
+// fieldTables caches jsonFieldsOf per type: field ownership walks them on
+// every write.
+var fieldTables sync.Map // reflect.Type -> []jsonField
+
+func collectJSONFields(t reflect.Type) []jsonField {
 	var out []jsonField
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -29,7 +43,7 @@ func jsonFieldsOf(t reflect.Type) []jsonField {
 		name, opts, _ := strings.Cut(tag, ",")
 		ft := f.Type
 		if f.Anonymous && (name == "" || strings.Contains(opts, "inline")) && ft.Kind() == reflect.Struct {
-			out = append(out, jsonFieldsOf(ft)...)
+			out = append(out, collectJSONFields(ft)...)
 			continue
 		}
 		if name == "" {
