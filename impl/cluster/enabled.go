@@ -3,6 +3,9 @@ package cluster
 import (
 	"context"
 
+	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/impl/registry"
+
 	"github.com/converge-dev/converge/model"
 )
 
@@ -94,14 +97,12 @@ func (s *Stepped) EnabledSteps() []model.Action {
 }
 
 func (s *Stepped) heartbeats(ctx context.Context) []model.Action {
-	snap, err := s.env.objects(ctx)
-	if err != nil {
-		return nil
-	}
 	var out []model.Action
-	for _, o := range snap.List(model.KindNode) {
-		if a := (model.Action{Op: model.OpHeartbeat, Who: model.M(o).Name}); s.enabled(a) {
-			out = append(out, a)
+	for _, n := range s.Objects(model.KindNode) {
+		node := n.(*model.Node)
+		c := s.comps[model.KubeletName(node.Name)]
+		if c != nil && !c.down && (node.Heartbeat < s.logical.Load() || !node.Ready) {
+			out = append(out, model.Action{Op: model.OpHeartbeat, Who: node.Name})
 		}
 	}
 	return out
@@ -177,9 +178,15 @@ func (s *Stepped) EnabledFaults() []model.Action {
 
 // Objects returns the stored objects of one kind, projected, in name order.
 func (s *Stepped) Objects(k model.Kind) []model.Obj {
-	snap, err := s.env.objects(s.ctx)
+	list, err := s.env.client.List(s.ctx, k.Resource(), namespaceOf(k), registry.ListOptions{})
 	if err != nil {
 		return nil
+	}
+	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
+	for _, obj := range list.GetItems() {
+		if o, err := project.ToModel(obj, s.env.uids); err == nil {
+			snap.Objects[model.RefOf(o)] = o
+		}
 	}
 	return snap.List(k)
 }

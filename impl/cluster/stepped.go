@@ -51,7 +51,11 @@ type Stepped struct {
 	start   func(c *component) error // how a component starts: stepped or running
 	users   map[string]*ControllerSpec
 
-	mu    sync.Mutex // guards comps, names and errs (the running driver's goroutines read them)
+	// lastObjects caches the store's projection at lastObjectsRev.
+	lastObjects    *model.Snapshot
+	lastObjectsRev int64
+
+	mu    sync.Mutex // guards comps, names, errs and the cache (the running driver's goroutines read them)
 	comps map[string]*component
 	names []string
 	errs  []error
