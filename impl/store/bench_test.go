@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/converge-dev/converge/impl/store/storetest"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // All benchmarks share storetest's embedded etcd and its one gRPC client, so
@@ -21,30 +20,8 @@ func benchKey(name string) string {
 
 var benchValue = []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bench","namespace":"default"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
 
-// BenchmarkRawEtcdCAS is the floor for BenchmarkStoreCAS: one clientv3 Txn
-// comparing the mod revision, then a put.
-func BenchmarkRawEtcdCAS(b *testing.B) {
-	c := storetest.Client(b)
-	ctx := context.Background()
-	key := benchKey("cas")
-	resp, err := c.Put(ctx, key, string(benchValue))
-	if err != nil {
-		b.Fatal(err)
-	}
-	rev := resp.Header.Revision
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		txn, err := c.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(key), "=", rev)).
-			Then(clientv3.OpPut(key, string(benchValue))).
-			Commit()
-		if err != nil || !txn.Succeeded {
-			b.Fatalf("raw CAS at %d: succeeded=%v err=%v", rev, txn != nil && txn.Succeeded, err)
-		}
-		rev = txn.Header.Revision
-	}
-}
+// BenchmarkRawEtcdCAS is the floor for BenchmarkStoreCAS.
+func BenchmarkRawEtcdCAS(b *testing.B) { storetest.BenchRawCAS(b, string(benchValue)) }
 
 // BenchmarkStoreCAS is Store.Update with expectRev on one key.
 func BenchmarkStoreCAS(b *testing.B) {
