@@ -2,12 +2,14 @@ package fuzz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"pgregory.net/rapid"
 
@@ -131,7 +133,9 @@ func reclaim(t *testing.T, c *clientv3.Client, prefix string, compact bool) {
 		return
 	}
 	if compact {
-		if _, err := c.Compact(ctx, resp.Header.Revision); err != nil {
+		// Already compacted there (the input's own compact fault, and a
+		// delete of nothing does not move the revision): nothing to reclaim.
+		if _, err := c.Compact(ctx, resp.Header.Revision); err != nil && !errors.Is(err, rpctypes.ErrCompacted) {
 			t.Errorf("fuzz: compacting at %d: %v", resp.Header.Revision, err)
 		}
 	}
