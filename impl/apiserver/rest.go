@@ -103,6 +103,17 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
+	if !wantsTable(r) {
+		raw, ok, err := s.reg.ListRaw(r.Context(), rt.Resource.Resource, rt.Namespace, o)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if ok {
+			writeRawList(w, raw)
+			return
+		}
+	}
 	list, err := s.reg.List(r.Context(), rt.Resource.Resource, rt.Namespace, o)
 	if err != nil {
 		writeError(w, err)

@@ -172,6 +172,37 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// writeRawList writes a list whose items are already JSON, as writeJSON
+// would write the decoded list.
+func writeRawList(w http.ResponseWriter, l *registry.RawList) {
+	head, err := json.Marshal(struct {
+		api.TypeMeta
+		Metadata api.ListMeta `json:"metadata"`
+	}{l.TypeMeta, l.ListMeta})
+	if err != nil {
+		writeError(w, api.NewInternalError(err))
+		return
+	}
+	size := len(head) + 16
+	for _, it := range l.Items {
+		size += len(it) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, head[:len(head)-1]...) // reopen the object for items
+	b = append(b, `,"items":[`...)
+	for i, it := range l.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, "]}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
 // writeError writes err as a Status with its code (500 for plain errors).
 func writeError(w http.ResponseWriter, err error) {
 	var mbe *http.MaxBytesError

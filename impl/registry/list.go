@@ -49,52 +49,24 @@ func (f FieldSelector) Matches(obj api.Object) bool { return matchFields(obj, f)
 // List returns the objects of resource in namespace ("" = all namespaces)
 // that match opts, as the resource's list kind.
 func (r *Registry) List(ctx context.Context, resource, namespace string, opts ListOptions) (api.ListObject, error) {
-	info, err := collectionScope(resource, namespace)
+	q, err := r.parseList(resource, namespace, opts)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := api.ParseLabelSelector(opts.LabelSelector)
-	if err != nil {
-		return nil, api.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
-	}
-	fields, err := parseFieldSelector(resource, opts.FieldSelector)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Limit < 0 {
-		return nil, api.NewBadRequest(fmt.Sprintf("limit must not be negative, got %d", opts.Limit))
-	}
-	var atRev int64
-	if opts.ResourceVersion != "0" {
-		if atRev, err = parseRV(opts.ResourceVersion); err != nil {
-			return nil, err
-		}
-	}
-	so := store.ListOptions{AtRev: atRev, Limit: opts.Limit, Continue: opts.Continue}
 	var items []api.Object
-	var listRev int64
-	for {
-		page, rev, next, err := r.store.List(ctx, resource, namespace, so)
+	rev, cont, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
+		obj, err := decode(resource, o.Value, o.Rev)
 		if err != nil {
-			return nil, storeError(ctx, err, info.GroupResource(), "")
+			return false, err
 		}
-		listRev = rev
-		for _, o := range page {
-			obj, err := decode(resource, o.Value, o.Rev)
-			if err != nil {
-				return nil, err
-			}
-			if labels.Matches(obj.GetObjectMeta().Labels) && matchFields(obj, fields) {
-				items = append(items, obj)
-			}
+		if !q.labels.Matches(obj.GetObjectMeta().Labels) || !matchFields(obj, q.fields) {
+			return false, nil
 		}
-		so.Continue = next
-		// Fill the page: ask only for what is missing, so that a page never
-		// ends past the last item returned and the store's token stays exact.
-		if next == "" || opts.Limit == 0 || int64(len(items)) >= opts.Limit {
-			break
-		}
-		so.AtRev, so.Limit = 0, opts.Limit-int64(len(items))
+		items = append(items, obj)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	list, err := api.NewList(resource)
 	if err != nil {
@@ -104,9 +76,111 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 		return nil, api.NewInternalError(err)
 	}
 	lm := list.GetListMeta()
-	lm.ResourceVersion = formatRV(listRev)
-	lm.Continue = so.Continue
+	lm.ResourceVersion = formatRV(rev)
+	lm.Continue = cont
 	return list, nil
+}
+
+// RawList is a list as JSON bytes: each item is the stored object with its
+// resourceVersion, never decoded.
+type RawList struct {
+	TypeMeta api.TypeMeta
+	ListMeta api.ListMeta
+	Items    [][]byte
+}
+
+// ListRaw is List for callers that only write the result out as JSON. It
+// skips decoding and re-encoding each item, most of a large list's cost,
+// so it serves only lists without selectors (ok false otherwise: use List).
+func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts ListOptions) (_ *RawList, ok bool, _ error) {
+	if opts.LabelSelector != "" || opts.FieldSelector != "" {
+		return nil, false, nil
+	}
+	q, err := r.parseList(resource, namespace, opts)
+	if err != nil {
+		return nil, true, err
+	}
+	tm := api.TypeMeta{Kind: q.info.Kind, APIVersion: q.info.APIVersion()}
+	list := &RawList{TypeMeta: api.TypeMeta{Kind: q.info.ListKind, APIVersion: tm.APIVersion}, Items: [][]byte{}}
+	rev, cont, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
+		item, err := withResourceVersion(resource, tm, o)
+		if err != nil {
+			return false, err
+		}
+		list.Items = append(list.Items, item)
+		return true, nil
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	list.ListMeta = api.ListMeta{ResourceVersion: formatRV(rev), Continue: cont}
+	return list, true, nil
+}
+
+// listQuery is a parsed list request.
+type listQuery struct {
+	info      api.ResourceInfo
+	namespace string
+	labels    *api.LabelSelector
+	fields    []fieldTerm
+	opts      ListOptions
+	atRev     int64
+}
+
+func (r *Registry) parseList(resource, namespace string, opts ListOptions) (listQuery, error) {
+	q := listQuery{namespace: namespace, opts: opts}
+	var err error
+	if q.info, err = collectionScope(resource, namespace); err != nil {
+		return q, err
+	}
+	if q.labels, err = api.ParseLabelSelector(opts.LabelSelector); err != nil {
+		return q, api.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+	}
+	if q.fields, err = parseFieldSelector(resource, opts.FieldSelector); err != nil {
+		return q, err
+	}
+	if opts.Limit < 0 {
+		return q, api.NewBadRequest(fmt.Sprintf("limit must not be negative, got %d", opts.Limit))
+	}
+	if opts.ResourceVersion != "0" {
+		if q.atRev, err = parseRV(opts.ResourceVersion); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// listStored reads q's stored objects page by page and offers each to
+// keep, which reports whether it took it; the pages are filled until
+// q's limit of kept items. It returns the list's revision and continue
+// token.
+func (r *Registry) listStored(ctx context.Context, q listQuery, keep func(store.Object) (bool, error)) (int64, string, error) {
+	so := store.ListOptions{AtRev: q.atRev, Limit: q.opts.Limit, Continue: q.opts.Continue}
+	var listRev, kept int64
+	for {
+		page, rev, next, err := r.store.List(ctx, q.info.Resource, q.namespace, so)
+		if err != nil {
+			return 0, "", storeError(ctx, err, q.info.GroupResource(), "")
+		}
+		listRev = rev
+		for _, o := range page {
+			ok, err := keep(o)
+			if err != nil {
+				return 0, "", err
+			}
+			if ok {
+				kept++
+			}
+		}
+		so.Continue = next
+		// Fill the page: ask only for what is missing, so that a page never
+		// ends past the last item returned and the store's token stays exact.
+		if next == "" || q.opts.Limit == 0 || kept >= q.opts.Limit {
+			break
+		}
+		so.AtRev, so.Limit = 0, q.opts.Limit-kept
+	}
+	return listRev, so.Continue, nil
 }
 
 // parseFieldSelector reads "a=b,c!=d" for the fields the registry indexes

@@ -8,6 +8,7 @@ import (
 	"reflect"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
 )
 
 // encode renders obj as its stored value. The resourceVersion is not
@@ -38,6 +39,31 @@ func decode(resource string, value []byte, rev int64) (api.Object, error) {
 	*obj.GetTypeMeta() = tm
 	obj.GetObjectMeta().ResourceVersion = formatRV(rev)
 	return obj, nil
+}
+
+// withResourceVersion is the stored value o of resource as the wire has
+// it, with metadata.resourceVersion, without decoding it: values written
+// by encode begin {"kind":K,"apiVersion":V,"metadata":{ and carry no
+// resourceVersion, so it is spliced in at the head of metadata. A value of
+// any other shape goes the slow way, through decode and encode.
+func withResourceVersion(resource string, tm api.TypeMeta, o store.Object) ([]byte, error) {
+	head := `{"kind":"` + tm.Kind + `","apiVersion":"` + tm.APIVersion + `","metadata":{"`
+	if bytes.HasPrefix(o.Value, []byte(head)) && !bytes.Contains(o.Value, []byte(`"resourceVersion":`)) {
+		rv := `"resourceVersion":"` + formatRV(o.Rev) + `",`
+		out := make([]byte, 0, len(o.Value)+len(rv))
+		out = append(out, head[:len(head)-1]...)
+		out = append(out, rv...)
+		return append(out, o.Value[len(head)-1:]...), nil
+	}
+	obj, err := decode(resource, o.Value, o.Rev)
+	if err != nil {
+		return nil, err
+	}
+	b, err := api.Marshal(obj)
+	if err != nil {
+		return nil, api.NewInternalError(fmt.Errorf("registry: encode %T: %w", obj, err))
+	}
+	return b, nil
 }
 
 // field is the exported struct field name of obj ("Spec", "Status"), or

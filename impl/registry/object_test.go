@@ -1,0 +1,37 @@
+package registry
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// encode's output takes the splice, which must give the bytes encoding the
+// decoded object would give, modulo key order; anything else is decoded.
+func TestWithResourceVersion(t *testing.T) {
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "x"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	api.Default(p)
+	stored, err := encode(p)
+	require.NoError(t, err)
+	tm := api.TypeMeta{Kind: "Pod", APIVersion: "v1"}
+
+	got, err := withResourceVersion("pods", tm, store.Object{Value: stored, Rev: 42})
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(got, []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"42","name":"p"`)), "%s", got)
+	obj, err := decode("pods", stored, 42)
+	require.NoError(t, err)
+	want, err := api.Marshal(obj)
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), string(got))
+
+	odd := []byte(`{"metadata":{"name":"p","labels":{"resourceVersion":"x"}},"kind":"Pod","apiVersion":"v1"}`)
+	got, err = withResourceVersion("pods", tm, store.Object{Value: odd, Rev: 7})
+	require.NoError(t, err)
+	require.Contains(t, string(got), `"resourceVersion":"7"`)
+	require.Contains(t, string(got), `"labels":{"resourceVersion":"x"}`)
+}
