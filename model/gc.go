@@ -41,7 +41,7 @@ var gcRole = role{
 }
 
 func ownerInView(c *Memory, ow Owner) bool {
-	cur := c.View[Ref{ow.Kind, ow.Name}]
+	cur := c.Get(ow.Kind, ow.Name)
 	return cur != nil && cur.meta().UID == ow.UID
 }
 
@@ -57,7 +57,7 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 	if !ok {
 		return
 	}
-	o := c.View[r]
+	o := c.Get(r.Kind, r.Name)
 	if o == nil || o.meta().Deleting || o.meta().Owner.UID == 0 {
 		return
 	}

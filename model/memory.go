@@ -1,5 +1,10 @@
 package model
 
+import (
+	"maps"
+	"slices"
+)
+
 // Memory is what a component keeps between steps and decides from: its
 // view (the objects its informers delivered), the revision each informer
 // has reached, and its expectations. The model's components and the
@@ -8,7 +13,13 @@ package model
 type Memory struct {
 	Name string
 	Node string // for per-node components
-	View map[Ref]Obj
+	// view holds the objects its informers delivered, per kind by name;
+	// names holds their names in order once a List has asked (built), kept
+	// up to date by Put and Remove: the components list on every reconcile,
+	// and sorting thousands of pods each time was most of their cost.
+	view  [NumKinds]map[string]Obj
+	names [NumKinds][]string
+	built [NumKinds]bool
 	// Rev is, per kind, the revision of the last event its informer
 	// delivered (or of its last list).
 	Rev    [NumKinds]int64
@@ -25,50 +36,105 @@ type expectation struct {
 
 // NewMemory returns an empty memory for a component.
 func NewMemory(component string) *Memory {
-	return &Memory{Name: component, Node: NodeOf(component), View: map[Ref]Obj{}, expect: map[string]expectation{}}
+	return &Memory{Name: component, Node: NodeOf(component), expect: map[string]expectation{}}
 }
 
+// clone copies the view; the copy builds its own name order when listed.
 func (m *Memory) clone() *Memory {
 	d := *m
-	d.View = make(map[Ref]Obj, len(m.View))
-	for k, v := range m.View {
-		d.View[k] = v
+	d.names, d.built = [NumKinds][]string{}, [NumKinds]bool{}
+	for k, objs := range m.view {
+		d.view[k] = maps.Clone(objs)
 	}
-	d.expect = make(map[string]expectation, len(m.expect))
-	for k, v := range m.expect {
-		d.expect[k] = v
-	}
+	d.expect = maps.Clone(m.expect)
 	return &d
 }
 
 // Reset forgets everything, as a crashed process does.
 func (m *Memory) Reset() {
-	m.View = map[Ref]Obj{}
+	m.Clear()
 	m.Rev = [NumKinds]int64{}
 	m.expect = map[string]expectation{}
 }
 
-// Get returns the viewed object (nil if absent).
-func (m *Memory) Get(k Kind, name string) Obj { return m.View[Ref{k, name}] }
+// Clear empties the view (a relist refills it).
+func (m *Memory) Clear() {
+	m.view, m.names, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds]bool{}
+}
 
-// List returns the view's objects of one kind in name order.
+// Get returns the viewed object (nil if absent).
+func (m *Memory) Get(k Kind, name string) Obj { return m.view[k][name] }
+
+// Len is the number of viewed objects.
+func (m *Memory) Len() int {
+	n := 0
+	for _, objs := range m.view {
+		n += len(objs)
+	}
+	return n
+}
+
+// List returns the view's objects of one kind in name order. The slice is
+// the caller's.
 func (m *Memory) List(k Kind) []Obj {
-	var out []Obj
-	for r, o := range m.View {
-		if r.Kind == k {
+	if !m.built[k] {
+		m.names[k] = slices.Sorted(maps.Keys(m.view[k]))
+		m.built[k] = true
+	}
+	if len(m.names[k]) == 0 {
+		return nil
+	}
+	out := make([]Obj, len(m.names[k]))
+	for i, name := range m.names[k] {
+		out[i] = m.view[k][name]
+	}
+	return out
+}
+
+// Objects returns every viewed object, in no particular order.
+func (m *Memory) Objects() []Obj {
+	out := make([]Obj, 0, m.Len())
+	for _, objs := range m.view {
+		for _, o := range objs {
 			out = append(out, o)
 		}
 	}
-	sortObjs(out)
 	return out
+}
+
+// Put adds or replaces an object in the view.
+func (m *Memory) Put(o Obj) {
+	k, name := o.Kind(), o.meta().Name
+	if m.view[k] == nil {
+		m.view[k] = map[string]Obj{}
+	}
+	_, had := m.view[k][name]
+	m.view[k][name] = o
+	if m.built[k] && !had {
+		i, _ := slices.BinarySearch(m.names[k], name)
+		m.names[k] = slices.Insert(m.names[k], i, name)
+	}
+}
+
+// Remove drops an object from the view.
+func (m *Memory) Remove(r Ref) {
+	if _, had := m.view[r.Kind][r.Name]; !had {
+		return
+	}
+	delete(m.view[r.Kind], r.Name)
+	if m.built[r.Kind] {
+		if i, found := slices.BinarySearch(m.names[r.Kind], r.Name); found {
+			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
+		}
+	}
 }
 
 // Apply puts an event into the view and advances that kind's revision.
 func (m *Memory) Apply(e Event) {
 	if e.Type == Deleted {
-		delete(m.View, RefOf(e.Obj))
+		m.Remove(RefOf(e.Obj))
 	} else {
-		m.View[RefOf(e.Obj)] = e.Obj
+		m.Put(e.Obj)
 	}
 	m.Rev[e.Obj.Kind()] = e.Rev
 }

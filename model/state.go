@@ -195,10 +195,10 @@ func (st *State) step(a Action) Result {
 // relist replaces a broken watch: the view becomes the current store
 // (intermediate states unseen) and every key is queued.
 func (st *State) relist(c *component) string {
-	c.View = make(map[Ref]Obj)
+	c.Clear()
 	for r, o := range st.store.objs {
 		if c.role.watches.has(r.Kind) {
-			c.View[r] = o
+			c.Put(o)
 		}
 	}
 	for k := range c.cursor {
@@ -209,7 +209,7 @@ func (st *State) relist(c *component) string {
 	for _, k := range c.role.resync(c.Memory, st) {
 		c.enqueue(k)
 	}
-	return fmt.Sprintf("RELIST %d", len(c.View))
+	return fmt.Sprintf("RELIST %d", c.Len())
 }
 
 // deliver hands the component the next event of one kind.

@@ -57,3 +57,23 @@ func TestQuantityCompare(t *testing.T) {
 	assert.True(t, n.IsNegative())
 	assert.Equal(t, int64(-1), n.Value())
 }
+
+// The common shapes' fast path must agree with the general parser.
+func TestParseCommonQuantityAgrees(t *testing.T) {
+	for _, s := range []string{"0", "1", "100m", "250m", "0m", "007", "128Mi", "1Gi", "64Ki", "2k", "500M", "3G",
+		"999999999", "999999999G", "999999999Gi", "123456789m", "1234567890", "1.5", "1e3", "-1", "+1", "1Ti", "m", "", "1mi"} {
+		fast, ok := parseCommonQuantity(s)
+		slow, err := parseQuantity(s)
+		if !ok {
+			continue
+		}
+		if err != nil || fast != slow {
+			t.Errorf("%q: fast %v, general %v (%v)", s, fast, slow, err)
+		}
+	}
+	for _, s := range []string{"1.5", "1e3", "-1", "+1", "1Ti", "m", "", "1234567890"} {
+		if _, ok := parseCommonQuantity(s); ok {
+			t.Errorf("%q took the fast path", s)
+		}
+	}
+}

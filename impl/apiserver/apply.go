@@ -223,7 +223,11 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 	if !found {
 		entries = append(entries, managerEntry{manager: manager, operation: operationApply, apiVersion: apiVersion, set: appliedSet})
 	}
-	pruneManagers(entries, obj, t)
+	objMap, err := objectMap(obj)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	pruneManagers(entries, fieldSet(objMap, t))
 	return obj, writeManagers(obj, entries)
 }
 
@@ -241,13 +245,9 @@ func isItemKeyField(p fieldpath.Path) bool {
 	return ok
 }
 
-// pruneManagers drops owned paths that no longer exist in obj.
-func pruneManagers(entries []managerEntry, obj api.Object, t reflect.Type) {
-	m, err := objectMap(obj)
-	if err != nil {
-		return
-	}
-	present := fieldSet(m, t)
+// pruneManagers drops owned paths that are not present (in the object's
+// fieldSet).
+func pruneManagers(entries []managerEntry, present *fieldpath.Set) {
 	for i := range entries {
 		entries[i].set = entries[i].set.Intersection(present)
 	}
@@ -320,11 +320,14 @@ func recordUpdate(old, newObj api.Object, manager string) {
 		entries = nil
 	}
 	newSet := fieldSet(newMap, t)
-	changed := &fieldpath.Set{}
-	for _, p := range newSet.Paths() {
-		ov, found := valueAt(oldMap, t, fieldExt{}, p)
-		if !found || (!newSet.HasBelow(p) && !sameJSON(ov, mustValue(newMap, t, p))) {
-			changed.Insert(p)
+	changed := newSet // a create changes every field
+	if old != nil {
+		changed = &fieldpath.Set{}
+		for _, p := range newSet.Paths() {
+			ov, found := valueAt(oldMap, t, fieldExt{}, p)
+			if !found || (!newSet.HasBelow(p) && !sameJSON(ov, mustValue(newMap, t, p))) {
+				changed.Insert(p)
+			}
 		}
 	}
 	found := false
@@ -339,7 +342,9 @@ func recordUpdate(old, newObj api.Object, manager string) {
 		entries = append(entries, managerEntry{manager: manager, operation: operationUpdate,
 			apiVersion: info.APIVersion(), set: changed})
 	}
-	pruneManagers(entries, newObj, t)
+	if old != nil { // a create's one entry owns exactly what is present
+		pruneManagers(entries, newSet)
+	}
 	_ = writeManagers(newObj, entries)
 }
 

@@ -32,7 +32,7 @@ type component struct {
 
 	// The running driver's inbox of events not yet applied.
 	inboxMu    sync.Mutex
-	inbox      []controller.Event
+	inbox      []model.Event
 	inboxReady chan struct{}
 
 	// user, when set, is a user's controller in place of (or in addition
@@ -69,12 +69,18 @@ func (c *component) onEvent(k model.Kind) controller.Handler {
 		if c.ctx.Err() != nil {
 			return // removed with its node; shared informers outlive it
 		}
+		o, err := c.env.project(k, ev.Object)
+		if err != nil {
+			c.env.report(fmt.Errorf("%s: %w", c.name, err))
+			return
+		}
+		e := model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev}
 		if c.env.stepped {
-			c.apply(ev)
+			c.apply(e)
 			return
 		}
 		c.inboxMu.Lock()
-		c.inbox = append(c.inbox, ev)
+		c.inbox = append(c.inbox, e)
 		c.inboxMu.Unlock()
 		select {
 		case c.inboxReady <- struct{}{}:
@@ -101,13 +107,7 @@ func (c *component) drain() {
 	}
 }
 
-func (c *component) apply(ev controller.Event) {
-	o, err := project.ToModel(ev.Object, c.env.uids)
-	if err != nil {
-		c.env.report(fmt.Errorf("%s: %w", c.name, err))
-		return
-	}
-	e := model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev}
+func (c *component) apply(e model.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mem.Apply(e)
@@ -143,18 +143,18 @@ func eventType(t string) model.EventType {
 func (c *component) rebuild(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mem.View = map[model.Ref]model.Obj{}
+	c.mem.Clear()
 	for k, inf := range c.inf {
 		for _, obj := range inf.Cache().List() {
 			if o, err := project.ToModel(obj, c.env.uids); err == nil {
-				c.mem.View[model.RefOf(o)] = o
+				c.mem.Put(o)
 			}
 		}
 		c.mem.Rev[k] = inf.LastRev()
 	}
 	c.seen++
 	if c.user != nil && model.WatchedKinds(c.name) == nil {
-		for _, o := range c.mem.View {
+		for _, o := range c.mem.Objects() {
 			for _, key := range c.keys(model.Event{Type: model.Added, Obj: o}) {
 				c.queue.Add(key)
 			}

@@ -238,12 +238,22 @@ func (r *Running) liveNodes() []string {
 var ErrNotConverged = errors.New("cluster: not converged")
 
 // WaitConverged polls the projected state until model.Converged holds.
+// While some component has work queued or events unapplied the state is
+// still moving, so that poll skips the snapshot (a list of everything,
+// costly with thousands of pods, and taken from the CPU the components
+// need); at least one poll a second takes it anyway, so a component that
+// never goes idle cannot keep a converged state from being seen.
 func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model.Snapshot, error) {
+	var snap *model.Snapshot
+	err := errors.New("no snapshot taken")
+	last := time.Time{}
 	for {
-		snap := r.Snapshot()
-		err := model.Converged(snap)
-		if err == nil {
-			return snap, nil
+		if !r.busy() || time.Since(last) >= time.Second {
+			last = time.Now()
+			snap = r.Snapshot()
+			if err = model.Converged(snap); err == nil {
+				return snap, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -251,4 +261,23 @@ func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model
 		case <-time.After(poll):
 		}
 	}
+}
+
+// busy reports whether any component has keys ready to reconcile or
+// events not yet applied.
+func (r *Running) busy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.comps {
+		c.inboxMu.Lock()
+		pending := len(c.inbox)
+		c.inboxMu.Unlock()
+		c.mu.Lock()
+		q := c.queue
+		c.mu.Unlock()
+		if pending > 0 || q.Len() > 0 {
+			return true
+		}
+	}
+	return false
 }

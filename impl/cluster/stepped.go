@@ -268,7 +268,7 @@ func (s *Stepped) step(a model.Action) model.Result {
 		}
 		c.broken = false
 		c.rebuild(ctx)
-		return model.Result{Delivered: fmt.Sprintf("RELIST %d", len(c.mem.View))}
+		return model.Result{Delivered: fmt.Sprintf("RELIST %d", c.mem.Len())}
 	case model.OpReconcile:
 		c.queue.Take(a.Key)
 		return model.Result{Writes: c.reconcile(ctx, a.Key, a.CrashAfter)}

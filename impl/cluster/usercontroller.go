@@ -89,7 +89,7 @@ func (r *recordingClient) write(verb model.Verb, resource, name string, do func(
 		name = stored.GetObjectMeta().Name
 	}
 	ref := model.Ref{Kind: k, Name: name}
-	before := r.w.c.mem.View[ref]
+	before := r.w.c.mem.Get(ref.Kind, ref.Name)
 	final := false
 	if verb == model.VerbDelete {
 		if err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version {

@@ -37,15 +37,23 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 	}
 	key := store.Key{Resource: "pods", Namespace: namespace, Name: pod}
 	for {
-		// The model's order: the node first, then the pod.
-		if err := r.nodeReady(ctx, pod, node); err != nil {
+		// One read of both, at one revision; the model's order of checks:
+		// the node first, then the pod.
+		got, err := r.store.GetMany(ctx, store.Key{Resource: "nodes", Name: node}, key)
+		if err != nil {
+			return nil, storeError(ctx, err, info.GroupResource(), pod)
+		}
+		if err := nodeReady(got[0], pod, node); err != nil {
 			return nil, err
 		}
-		obj, rev, err := r.get(ctx, info, namespace, pod)
+		if got[1].Rev == 0 {
+			return nil, api.NewNotFound(info.GroupResource(), pod)
+		}
+		obj, err := decode("pods", got[1].Value, got[1].Rev)
 		if err != nil {
 			return nil, err
 		}
-		p := obj.(*api.Pod)
+		p, rev := obj.(*api.Pod), got[1].Rev
 		if p.Spec.NodeName != "" {
 			return nil, api.NewConflict(bindingResource, pod,
 				fmt.Errorf("pod %s is already assigned to node %q", pod, p.Spec.NodeName))
@@ -72,12 +80,8 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 
 // nodeReady is the admission rule the model calls ErrNodeNotReady: the
 // target node must exist and report Ready=True.
-func (r *Registry) nodeReady(ctx context.Context, pod, node string) error {
-	so, err := r.store.Get(ctx, store.Key{Resource: "nodes", Name: node})
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return storeError(ctx, err, api.GroupResource{Resource: "nodes"}, node)
-	}
-	if err == nil {
+func nodeReady(so store.Object, pod, node string) error {
+	if so.Rev != 0 {
 		obj, err := decode("nodes", so.Value, so.Rev)
 		if err != nil {
 			return err

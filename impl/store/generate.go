@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/converge-dev/converge/model"
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -29,13 +30,15 @@ func (s *Store) CreateGenerated(ctx context.Context, resource, namespace, genera
 		return Object{}, fmt.Errorf("%w: nil render function", ErrInvalid)
 	}
 	counter := s.counterKey(resource, namespace, generatePrefix)
-	resp, err := s.c.Get(ctx, counter)
-	if err != nil {
-		return Object{}, fmt.Errorf("store: read generateName counter %s: %w", counter, err)
-	}
-	n, counterRev, err := parseCounter(counter, resp.Kvs)
-	if err != nil {
-		return Object{}, err
+	n, counterRev, known := s.counters.get(counter)
+	if !known {
+		resp, err := s.c.Get(ctx, counter)
+		if err != nil {
+			return Object{}, fmt.Errorf("store: read generateName counter %s: %w", counter, err)
+		}
+		if n, counterRev, err = parseCounter(counter, resp.Kvs); err != nil {
+			return Object{}, err
+		}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -59,6 +62,7 @@ func (s *Store) CreateGenerated(ctx context.Context, resource, namespace, genera
 		}
 		if txn.Succeeded {
 			rev := txn.Header.Revision
+			s.counters.put(counter, n+1, rev)
 			return Object{Key: k, Value: value, Rev: rev, CreateRev: rev}, nil
 		}
 		kvs := txn.Responses[0].GetResponseRange().GetKvs()
@@ -88,4 +92,33 @@ func parseCounter(counter string, kvs []*mvccpb.KeyValue) (n, rev int64, err err
 		return 0, 0, fmt.Errorf("store: generateName counter %s holds %q, not a count", counter, kvs[0].Value)
 	}
 	return n, kvs[0].ModRevision, nil
+}
+
+// counterCache remembers each generateName counter's value and mod
+// revision after this store's own creates, so that a controller creating
+// pods one after another skips the read before each create: the create's
+// compare on the counter's revision still catches every other writer, and
+// its failure answers with the counter's current value.
+type counterCache struct {
+	mu sync.Mutex
+	m  map[string][2]int64
+}
+
+// maxCachedCounters bounds the cache; past it, it starts again empty.
+const maxCachedCounters = 4096
+
+func (c *counterCache) get(counter string) (n, rev int64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[counter]
+	return v[0], v[1], ok
+}
+
+func (c *counterCache) put(counter string, n, rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedCounters {
+		c.m = map[string][2]int64{}
+	}
+	c.m[counter] = [2]int64{n, rev}
 }

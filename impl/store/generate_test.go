@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/impl/store/storetest"
@@ -114,5 +115,24 @@ func TestConcurrentCreateGeneratedYieldsDistinctConsecutiveNames(t *testing.T) {
 	sort.Strings(want)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("concurrent names = %v, want each of %v exactly once", got, want)
+	}
+}
+
+// Each store remembers the counter after its own creates; another store
+// (another process) advancing it must make the stale one reread, never
+// reuse or skip a number.
+func TestCreateGeneratedAcrossStoresSharingAPrefix(t *testing.T) {
+	t.Parallel()
+	c := storetest.Client(t)
+	prefix := "/generate-shared-" + fmt.Sprint(time.Now().UnixNano())
+	stores := []*store.Store{store.New(c, prefix), store.New(c, prefix)}
+	for n := 0; n < 10; n++ {
+		s := stores[n%2]
+		if n >= 6 {
+			s = stores[0] // a run of creates from one store uses its cache
+		}
+		if got, want := mustGenerate(t, s, "pods", "ns", "s-").Key.Name, model.GeneratedName("s-", n); got != want {
+			t.Fatalf("create %d: got %s, want %s", n, got, want)
+		}
 	}
 }

@@ -33,14 +33,15 @@ type Object struct {
 
 // Store reads and writes objects under one key prefix of one etcd.
 type Store struct {
-	c      *clientv3.Client
-	prefix string
+	c        *clientv3.Client
+	prefix   string
+	counters *counterCache
 }
 
 // New returns a Store over c whose keys all start with prefix ("" in
 // production; a unique prefix per test isolates tests sharing an etcd).
 func New(c *clientv3.Client, prefix string) *Store {
-	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/")}
+	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/"), counters: &counterCache{}}
 }
 
 // Create stores a new object and returns its revision. ErrAlreadyExists if
@@ -73,6 +74,30 @@ func (s *Store) Get(ctx context.Context, k Key) (Object, error) {
 		return Object{}, fmt.Errorf("%w: %s", ErrNotFound, k)
 	}
 	return objectFromKV(k, resp.Kvs[0]), nil
+}
+
+// GetMany reads several objects at one revision in one round trip. An
+// absent object comes back as its Key alone (Rev 0).
+func (s *Store) GetMany(ctx context.Context, keys ...Key) ([]Object, error) {
+	ops := make([]clientv3.Op, len(keys))
+	for i, k := range keys {
+		if err := validateKey(k); err != nil {
+			return nil, err
+		}
+		ops[i] = clientv3.OpGet(s.objectKey(k))
+	}
+	resp, err := s.c.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("store: get %v: %w", keys, err)
+	}
+	out := make([]Object, len(keys))
+	for i, k := range keys {
+		out[i] = Object{Key: k}
+		if kvs := resp.Responses[i].GetResponseRange().GetKvs(); len(kvs) > 0 {
+			out[i] = objectFromKV(k, kvs[0])
+		}
+	}
+	return out, nil
 }
 
 // Update replaces an existing object's value and returns the new revision.
