@@ -79,6 +79,9 @@ func (c *component) onEvent(k model.Kind) controller.Handler {
 			c.apply(e)
 			return
 		}
+		if c.othersPod(e) {
+			return
+		}
 		c.inboxMu.Lock()
 		c.inbox = append(c.inbox, e)
 		c.inboxMu.Unlock()
@@ -87,6 +90,20 @@ func (c *component) onEvent(k model.Kind) controller.Handler {
 		default:
 		}
 	}
+}
+
+// othersPod reports an event a running kubelet drops: a pod not bound to
+// its node. The model's kubelet decides from its own node's pods alone, so
+// its decisions do not change; upstream's kubelet watches with a
+// spec.nodeName field selector for the same reason. Without it, each of a
+// hundred kubelets applied every pod event. (The stepped driver keeps
+// every event: its memories must match the model's exactly.)
+func (c *component) othersPod(e model.Event) bool {
+	if c.user != nil || c.node == "" || c.name != model.KubeletName(c.node) {
+		return false
+	}
+	p, ok := e.Obj.(*model.Pod)
+	return ok && p.NodeName != c.node
 }
 
 // drain applies inbox events until the component is removed.

@@ -28,7 +28,11 @@ type FakeHost struct {
 	clock      func() time.Time
 	nodes      map[string]*Fake
 	containers map[string]*fakeContainer
-	log        []string
+	// byNode indexes containers by spec.Node: each node's kubelet lists
+	// its own on every sync, and scanning every node's was the fake's
+	// main cost with a hundred nodes.
+	byNode map[string]map[string]*fakeContainer
+	log    []string
 }
 
 type fakeContainer struct {
@@ -42,7 +46,8 @@ func NewFakeHost(clock func() time.Time) *FakeHost {
 	if clock == nil {
 		clock = func() time.Time { return time.Unix(0, 0).UTC() }
 	}
-	return &FakeHost{clock: clock, nodes: map[string]*Fake{}, containers: map[string]*fakeContainer{}}
+	return &FakeHost{clock: clock, nodes: map[string]*Fake{}, containers: map[string]*fakeContainer{},
+		byNode: map[string]map[string]*fakeContainer{}}
 }
 
 // Node returns the runtime of the named node, the same one on every call, so
@@ -74,7 +79,7 @@ func (h *FakeHost) Crash(id string, exitCode int) error {
 func (h *FakeHost) Containers() []ContainerStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.listLocked(func(*fakeContainer) bool { return true })
+	return listSorted(h.containers)
 }
 
 // WipeNode forgets every container of a node, as when its machine is
@@ -82,13 +87,11 @@ func (h *FakeHost) Containers() []ContainerStatus {
 func (h *FakeHost) WipeNode(node string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := 0
-	for id, c := range h.containers {
-		if c.spec.Node == node {
-			delete(h.containers, id)
-			n++
-		}
+	n := len(h.byNode[node])
+	for id := range h.byNode[node] {
+		delete(h.containers, id)
 	}
+	delete(h.byNode, node)
 	h.log = append(h.log, fmt.Sprintf("%s wipe %d containers", node, n))
 	return n
 }
@@ -101,15 +104,28 @@ func (h *FakeHost) Log() []string {
 	return append([]string(nil), h.log...)
 }
 
-func (h *FakeHost) listLocked(keep func(*fakeContainer) bool) []ContainerStatus {
-	out := make([]ContainerStatus, 0, len(h.containers))
-	for _, c := range h.containers {
-		if keep(c) {
-			out = append(out, c.status)
-		}
+func listSorted(cs map[string]*fakeContainer) []ContainerStatus {
+	out := make([]ContainerStatus, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.status)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+func (h *FakeHost) putLocked(c *fakeContainer) {
+	h.containers[c.spec.ID] = c
+	if h.byNode[c.spec.Node] == nil {
+		h.byNode[c.spec.Node] = map[string]*fakeContainer{}
+	}
+	h.byNode[c.spec.Node][c.spec.ID] = c
+}
+
+func (h *FakeHost) removeLocked(id string) {
+	if c, ok := h.containers[id]; ok {
+		delete(h.containers, id)
+		delete(h.byNode[c.spec.Node], id)
+	}
 }
 
 func (h *FakeHost) exitLocked(c *fakeContainer, op string, code int, reason string, at time.Time) error {
@@ -245,7 +261,7 @@ func (f *Fake) Start(ctx context.Context, spec ContainerSpec) (ContainerStatus, 
 	spec.Ports = append([]int(nil), spec.Ports...)
 	st := Identity(spec)
 	st.State, st.StartedAt = StateRunning, f.host.clock()
-	f.host.containers[spec.ID] = &fakeContainer{spec: spec, status: st}
+	f.host.putLocked(&fakeContainer{spec: spec, status: st})
 	f.host.log = append(f.host.log, fmt.Sprintf("%s start %s image=%s", f.node, spec.ID, spec.Image))
 	return st, nil
 }
@@ -300,7 +316,7 @@ func (f *Fake) Remove(ctx context.Context, id string) error {
 	if c.status.State == StateRunning {
 		return fmt.Errorf("%w: %s", ErrRunning, id)
 	}
-	delete(f.host.containers, id)
+	f.host.removeLocked(id)
 	f.host.log = append(f.host.log, fmt.Sprintf("%s remove %s", f.node, id))
 	return nil
 }
@@ -312,7 +328,7 @@ func (f *Fake) List(ctx context.Context) ([]ContainerStatus, error) {
 	}
 	f.host.mu.Lock()
 	defer f.host.mu.Unlock()
-	return f.host.listLocked(func(c *fakeContainer) bool { return c.spec.Node == f.node }), nil
+	return listSorted(f.host.byNode[f.node]), nil
 }
 
 // Status implements Runtime.
