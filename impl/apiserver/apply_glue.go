@@ -34,10 +34,6 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 		writeError(w, api.NewBadRequest("the request body is empty"))
 		return
 	}
-	if err := checkDryRun(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	ctx := r.Context()
 	for attempt := 0; ; attempt++ {
 		live, err := s.reg.Get(ctx, rt.Resource.Resource, rt.Namespace, rt.Name)

@@ -43,7 +43,9 @@
 //     in Kubernetes.
 //   - deletecollection deletes what the same list would return and answers
 //     with the deleted objects; it is not atomic.
-//   - dryRun is refused (400) rather than ignored.
+//   - dryRun=All (kubectl diff, --dry-run=server) runs any write through
+//     every check and answers with its result without storing it; other
+//     dryRun values are 400.
 //   - Authentication (Config.Auth, see LoadAuth) takes bearer tokens from a
 //     Kubernetes static token file; a bad token is always 401, no token is
 //     401 unless anonymous requests are allowed (user system:anonymous).

@@ -92,7 +92,13 @@ func badRequests() []badRequest {
 		{name: "invalid watch timeout", method: "GET", path: deployPath + "?watch=true&timeoutSeconds=x", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "unknown propagation", method: "DELETE", path: webPath + "?propagationPolicy=Sideways", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "malformed DeleteOptions", method: "DELETE", path: webPath, body: `{"gracePeriodSeconds":"soon"}`, code: 400, reason: api.StatusReasonBadRequest},
-		{name: "dryRun", method: "POST", path: deployPath + "?dryRun=All", body: deploymentJSON("dry", 1, "nginx"), code: 400, reason: api.StatusReasonBadRequest},
+		{name: "dryRun other than All", method: "POST", path: deployPath + "?dryRun=Some", body: deploymentJSON("dry", 1, "nginx"), code: 400, reason: api.StatusReasonBadRequest},
+		{name: "dry-run create of an existing name", method: "POST", path: deployPath + "?dryRun=All", body: deploymentJSON("web", 1, "nginx"), code: 409, reason: api.StatusReasonAlreadyExists},
+		{name: "dry-run create that is invalid", method: "POST", path: deployPath + "?dryRun=All", body: deploymentJSON("neg", -1, "nginx"), code: 422, reason: api.StatusReasonInvalid, msg: "spec.replicas"},
+		{name: "dry-run delete with a bad dryRun", method: "DELETE", path: webPath + "?dryRun=Some", code: 400, reason: api.StatusReasonBadRequest},
+		{name: "dry-run update with a stale resourceVersion", method: "PUT", path: webPath + "?dryRun=All", body: web(func(s string) string {
+			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
+		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
 	}
 }

@@ -193,3 +193,63 @@ func TestKubectlSeedFlow(t *testing.T) {
 		t.Fatalf("replicas %d after server-side apply", n)
 	}
 }
+
+// kubectl diff and the --dry-run=server flags send dryRun=All: they must
+// show the change and make none.
+func TestKubectlDiffAndServerDryRun(t *testing.T) {
+	k := newKubectlEnv(t)
+	ctx := context.Background()
+	replicas := func() int32 {
+		t.Helper()
+		obj, err := k.reg.Get(ctx, "deployments", "default", "myapp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *obj.(*api.Deployment).Spec.Replicas
+	}
+	seed, err := os.ReadFile("../../examples/my-app.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(t.TempDir(), "my-app.yaml")
+	if err := os.WriteFile(edited, []byte(strings.Replace(string(seed), "replicas: 3", "replicas: 5", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing there yet: diff shows a creation (a dry-run create), makes none.
+	out, err := k.try("diff", "-f", "../../examples/my-app.yaml")
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(out, "+  replicas: 3") {
+		t.Fatalf("diff before apply: want exit 1 and the new object, got %v:\n%s", err, out)
+	}
+	if _, err := k.reg.Get(ctx, "deployments", "default", "myapp"); !api.IsNotFound(err) {
+		t.Fatalf("diff created the deployment: %v", err)
+	}
+	if out := k.run("apply", "--dry-run=server", "-f", "../../examples/my-app.yaml"); !strings.Contains(out, "created (server dry run)") {
+		t.Fatalf("apply --dry-run=server: %s", out)
+	}
+	if _, err := k.reg.Get(ctx, "deployments", "default", "myapp"); !api.IsNotFound(err) {
+		t.Fatalf("a server dry run created the deployment: %v", err)
+	}
+
+	k.run("apply", "-f", "../../examples/my-app.yaml")
+	if out := k.run("diff", "-f", "../../examples/my-app.yaml"); out != "" {
+		t.Fatalf("diff of the applied manifest: want nothing, got:\n%s", out)
+	}
+	out, err = k.try("diff", "-f", edited)
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(out, "-  replicas: 3") || !strings.Contains(out, "+  replicas: 5") {
+		t.Fatalf("diff of the edit: want exit 1 and 3 -> 5, got %v:\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"apply", "--dry-run=server", "-f", edited},
+		{"apply", "--server-side", "--force-conflicts", "--dry-run=server", "-f", edited},
+		{"scale", "deployment", "myapp", "--replicas=7", "--dry-run=server"},
+		{"delete", "deployment", "myapp", "--dry-run=server"},
+	} {
+		if out := k.run(args...); !strings.Contains(out, "(server dry run)") {
+			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), out)
+		}
+		if n := replicas(); n != 3 {
+			t.Fatalf("kubectl %s changed replicas to %d", strings.Join(args, " "), n)
+		}
+	}
+}

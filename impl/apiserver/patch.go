@@ -55,10 +55,6 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 		s.serverSideApply(w, r, rt)
 		return
 	}
-	if err := checkDryRun(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	if err := checkPatchSyntax(mt, body); err != nil {
 		writeError(w, err)
 		return

@@ -191,10 +191,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if err := checkDryRun(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	recordUpdate(nil, obj, managerFromRequest(r))
 	out, err := s.reg.Create(r.Context(), obj)
 	if err != nil {
@@ -210,10 +206,6 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if err := checkDryRun(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	if old, err := s.reg.Get(r.Context(), rt.Resource.Resource, rt.Namespace, rt.Name); err == nil {
 		recordUpdate(old, obj, managerFromRequest(r))
 	}
@@ -223,14 +215,6 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// checkDryRun: dry runs are not supported, and must not write.
-func checkDryRun(r *http.Request) error {
-	if len(r.URL.Query()["dryRun"]) > 0 {
-		return api.NewBadRequest("dryRun is not supported yet")
-	}
-	return nil
 }
 
 // deleteOptions merges the optional DeleteOptions body with the query

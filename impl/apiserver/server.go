@@ -139,6 +139,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+	// dryRun=All runs a write through every check without storing it
+	// (kubectl diff, --dry-run=server); the registry sees it in the context.
+	if dry, err := registry.CheckDryRun(r.URL.Query()["dryRun"]); err != nil {
+		writeError(w, err)
+		return
+	} else if dry {
+		r = r.WithContext(registry.WithDryRun(r.Context()))
+	}
 	s.serveResource(w, r, rt, verb)
 }
 

@@ -15,9 +15,6 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 		s.get(w, r, rt)
 	case "update":
 		obj, err := decodeFor(r, rt, rt.Resource.Resource)
-		if err == nil {
-			err = checkDryRun(r)
-		}
 		if err != nil {
 			writeError(w, err)
 			return
@@ -58,9 +55,6 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, rt route, ve
 		writeJSON(w, http.StatusOK, sc)
 	case "update":
 		obj, err := decodeFor(r, rt, rt.Resource.Resource+"/scale")
-		if err == nil {
-			err = checkDryRun(r)
-		}
 		if err != nil {
 			writeError(w, err)
 			return
@@ -137,9 +131,6 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, rt route) 
 		kind = "bindings"
 	}
 	obj, err := decodeFor(r, rt, kind)
-	if err == nil {
-		err = checkDryRun(r)
-	}
 	if err != nil {
 		writeError(w, err)
 		return

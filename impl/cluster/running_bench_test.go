@@ -70,7 +70,7 @@ func rawParallelPuts(b *testing.B, c *clientv3.Client, total int) float64 {
 // floor-ms and x-floor (elapsed / floor; the goal is at most 1.5).
 func BenchmarkRunning1000Pods(b *testing.B) {
 	const nodes, pods = 100, 1000 // see the closing note for figures
-	b.StopTimer() // ns/op is the flow alone
+	b.StopTimer()                 // ns/op is the flow alone
 	writes := flowWrites(nodes, pods)
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()

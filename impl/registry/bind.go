@@ -66,6 +66,10 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if err != nil {
 			return nil, err
 		}
+		if isDryRun(ctx) {
+			p.ResourceVersion = formatRV(rev)
+			return p, nil
+		}
 		newRev, err := r.store.Update(ctx, key, value, rev)
 		if want == 0 && errors.Is(err, store.ErrConflict) {
 			continue

@@ -56,6 +56,9 @@ func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, erro
 	if err != nil {
 		return nil, err
 	}
+	if isDryRun(ctx) {
+		return obj, r.absent(ctx, info, m.Namespace, m.Name)
+	}
 	rev, err := r.store.Create(ctx, store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}, value)
 	if err != nil {
 		return nil, storeError(ctx, err, info.GroupResource(), m.Name)
@@ -77,6 +80,17 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		}
 		return encode(cand)
 	}
+	if isDryRun(ctx) {
+		name, err := r.store.NextGeneratedName(ctx, info.Resource, m.Namespace, m.GenerateName)
+		if err != nil {
+			return nil, storeError(ctx, err, info.GroupResource(), m.GenerateName)
+		}
+		if _, err := render(name); err != nil {
+			return nil, err
+		}
+		m.Name = name
+		return obj, nil
+	}
 	so, err := r.store.CreateGenerated(ctx, info.Resource, m.Namespace, m.GenerateName, render)
 	if err != nil {
 		var se *api.StatusError
@@ -88,6 +102,18 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 	m.Name = so.Key.Name
 	m.ResourceVersion = formatRV(so.Rev)
 	return obj, nil
+}
+
+// absent is a dry-run create's AlreadyExists check.
+func (r *Registry) absent(ctx context.Context, info api.ResourceInfo, namespace, name string) error {
+	_, err := r.store.Get(ctx, store.Key{Resource: info.Resource, Namespace: namespace, Name: name})
+	switch {
+	case err == nil:
+		return api.NewAlreadyExists(info.GroupResource(), name)
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	}
+	return storeError(ctx, err, info.GroupResource(), name)
 }
 
 // namespaceExists admits objects into implicit namespaces and into those

@@ -19,6 +19,10 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 	if err := checkDeleteOptions(opts); err != nil {
 		return nil, err
 	}
+	if len(opts.DryRun) > 0 {
+		ctx = WithDryRun(ctx) // checkDeleteOptions admitted only "All"
+	}
+	dry := isDryRun(ctx)
 	var wantRV int64
 	var wantUID string
 	if p := opts.Preconditions; p != nil {
@@ -46,7 +50,7 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		if wantRV != 0 && wantRV != rev {
 			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
 		}
-		if !propagated {
+		if !propagated && !dry { // a dry run leaves the dependents alone
 			if err := r.propagate(ctx, policyOf(opts), old); err != nil {
 				return nil, err
 			}
@@ -59,7 +63,7 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		} else if graceful && !force {
 			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds)
 		} else {
-			out, err = r.remove(ctx, key, rev)
+			out, err = r.remove(ctx, key, old, rev)
 		}
 		if errors.Is(err, errRetry) && wantRV == 0 {
 			continue
@@ -93,6 +97,9 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if err != nil {
 		return nil, err
 	}
+	if isDryRun(ctx) {
+		return old, nil
+	}
 	newRev, err := r.store.Update(ctx, key, value, rev)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, errRetry
@@ -106,7 +113,10 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 
 // remove deletes for good with a CAS on the revision read, and returns the
 // last value at the deletion's revision, as a DELETED watch event has it.
-func (r *Registry) remove(ctx context.Context, key store.Key, rev int64) (api.Object, error) {
+func (r *Registry) remove(ctx context.Context, key store.Key, old api.Object, rev int64) (api.Object, error) {
+	if isDryRun(ctx) {
+		return old, nil
+	}
 	so, err := r.store.Delete(ctx, key, rev)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, errRetry
@@ -140,8 +150,8 @@ func checkDeleteOptions(o api.DeleteOptions) error {
 	if o.GracePeriodSeconds != nil && *o.GracePeriodSeconds < 0 {
 		return api.NewBadRequest(fmt.Sprintf("gracePeriodSeconds must not be negative, got %d", *o.GracePeriodSeconds))
 	}
-	if len(o.DryRun) > 0 {
-		return api.NewBadRequest("dryRun is not supported yet")
+	if _, err := CheckDryRun(o.DryRun); err != nil {
+		return err
 	}
 	if o.PropagationPolicy == nil {
 		return nil

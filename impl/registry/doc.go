@@ -51,9 +51,10 @@
 //     gracePeriodSeconds=0 removes at once whatever the state. Preconditions
 //     (uid, resourceVersion) fail with 409 Conflict. An immediately deleted
 //     object is returned with the deletion's revision as its resourceVersion.
-//     propagationPolicy Background (the default) is accepted; Orphan,
-//     Foreground, orphanDependents=true and dryRun are not supported yet (400).
-//     Finalizers are stored but not honoured.
+//     propagationPolicy Background (the default), Orphan and Foreground are
+//     honoured (see propagation.go). Finalizers are stored but not honoured.
+//   - Dry runs (WithDryRun, or DeleteOptions.dryRun=["All"]) run every
+//     check of a write and answer with its result, writing nothing.
 //   - Bind checks, in the model's order: the node exists and its Ready
 //     condition is "True" (else 409 Conflict "node ... missing or not ready",
 //     the model's ErrNodeNotReady), the pod exists (404), the pod is not

@@ -59,6 +59,10 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		if err != nil {
 			return nil, err
 		}
+		if isDryRun(ctx) {
+			next.GetObjectMeta().ResourceVersion = formatRV(rev)
+			return next, nil
+		}
 		newRev, err := r.store.Update(ctx, key, value, rev)
 		if want == 0 && errors.Is(err, store.ErrConflict) {
 			continue

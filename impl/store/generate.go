@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -121,4 +122,30 @@ func (c *counterCache) put(counter string, n, rev int64) {
 		c.m = map[string][2]int64{}
 	}
 	c.m[counter] = [2]int64{n, rev}
+}
+
+// NextGeneratedName is the name CreateGenerated would give now, without
+// writing anything (for dry runs): the counter's next number, past names
+// already taken by creates by name.
+func (s *Store) NextGeneratedName(ctx context.Context, resource, namespace, generatePrefix string) (string, error) {
+	if err := validateScope(resource, namespace); err != nil {
+		return "", err
+	}
+	counter := s.counterKey(resource, namespace, generatePrefix)
+	resp, err := s.c.Get(ctx, counter)
+	if err != nil {
+		return "", fmt.Errorf("store: read generateName counter %s: %w", counter, err)
+	}
+	n, _, err := parseCounter(counter, resp.Kvs)
+	if err != nil {
+		return "", err
+	}
+	for ; ; n++ {
+		k := Key{Resource: resource, Namespace: namespace, Name: model.GeneratedName(generatePrefix, int(n))}
+		if _, err := s.Get(ctx, k); errors.Is(err, ErrNotFound) {
+			return k.Name, nil
+		} else if err != nil {
+			return "", err
+		}
+	}
 }
