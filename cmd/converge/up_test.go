@@ -105,6 +105,9 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		t.Fatalf("apply: %s", out)
 	}
 	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=60s")
+	if out := kubectl(t, kc, "wait", "--for=condition=Available", "deployment/myapp", "--timeout=30s"); !strings.Contains(out, "condition met") {
+		t.Fatalf("wait --for=condition=Available: %s", out)
+	}
 	var d struct {
 		Status struct{ ReadyReplicas int } `json:"status"`
 	}

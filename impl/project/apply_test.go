@@ -46,7 +46,8 @@ var metaPaths = []string{"metadata.labels", "metadata.ownerReferences", "metadat
 var visiblePaths = map[string][]string{
 	"Deployment": {"metadata.generation", "spec.replicas", "spec.template.metadata.labels", "spec.template.spec.containers.0.image",
 		"spec.template.spec.nodeSelector", "spec.strategy", "status.observedGeneration", "status.replicas",
-		"status.updatedReplicas", "status.readyReplicas", "status.availableReplicas"},
+		"status.updatedReplicas", "status.readyReplicas", "status.availableReplicas",
+		"status.conditions.type=Available", "status.conditions.type=Progressing"}, // derived from the counts
 	"Pod": {"spec.containers.0.image", "spec.containers.0.resources.requests.cpu", "spec.containers.0.resources.requests.memory",
 		"spec.nodeSelector", "spec.nodeName", "status.phase", "status.conditions.type=Ready",
 		"status.conditions.type=ContainersReady", "status.podIP", "status.podIPs", "status.containerStatuses.0"},

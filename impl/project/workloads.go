@@ -77,6 +77,7 @@ func applyDeployment(d *api.Deployment, o *model.Deployment) {
 	setCount(&st.UpdatedReplicas, o.Status.UpdatedReplicas)
 	setCount(&st.ReadyReplicas, o.Status.ReadyReplicas)
 	setCount(&st.AvailableReplicas, o.Status.AvailableReplicas)
+	setDeploymentConditions(st, o)
 }
 
 func replicaSetToModel(rs *api.ReplicaSet, m model.Meta) *model.ReplicaSet {
