@@ -152,13 +152,34 @@ func (r *Running) startRunning(c *component) error {
 	c.mu.Lock()
 	c.seen = 0
 	c.mu.Unlock()
-	r.wg.Add(2)
+	workers := workersOf(c)
+	r.wg.Add(1 + workers)
 	go func() { defer r.wg.Done(); c.drain() }()
-	go r.work(c)
+	for range workers {
+		go r.work(c)
+	}
 	return nil
 }
 
-// work is a component's worker: one key at a time, as client-go's.
+// schedulerWorkers is how many pods the running scheduler binds at once.
+// Each decides under the component's lock and binds without it
+// (writer.unlocked), as upstream's scheduler binds in goroutines of its
+// own; with one, binding a thousand pods one at a time was the running
+// driver's bottleneck. The stepped driver reconciles one key at a time.
+const schedulerWorkers = 4
+
+// workersOf is the number of workers of a component: several for the
+// model's scheduler, one for the rest (a user's code is not assumed to be
+// safe to run concurrently).
+func workersOf(c *component) int {
+	if c.name == model.Scheduler && c.user == nil {
+		return schedulerWorkers
+	}
+	return 1
+}
+
+// work is one of a component's workers: one key at a time, as client-go's;
+// the queue never hands a key to two workers at once.
 func (r *Running) work(c *component) {
 	defer r.wg.Done()
 	go func() { <-c.ctx.Done(); c.queue.ShutDown() }()

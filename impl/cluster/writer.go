@@ -153,8 +153,27 @@ func (w *writer) Bind(p *model.Pod, node string) int64 {
 	if w.Stopped() {
 		return 0
 	}
-	stored, err := w.c.env.client.Bind(w.ctx, Namespace, p.Name, node, strconv.FormatInt(p.Version, 10))
+	var stored api.Object
+	var err error
+	w.unlocked(func() {
+		stored, err = w.c.env.client.Bind(w.ctx, Namespace, p.Name, node, strconv.FormatInt(p.Version, 10))
+	})
 	return w.record(model.VerbBind, model.RefOf(p), p, stored, false, err)
+}
+
+// unlocked makes a store call without the component's lock in running
+// mode, so that the component's other workers decide meanwhile (the
+// scheduler runs several: upstream binds asynchronously). The decision
+// before the call read the memory under the lock, and the memory's
+// objects are immutable, so nothing it holds changes under it.
+func (w *writer) unlocked(call func()) {
+	if w.c.env.stepped {
+		call()
+		return
+	}
+	w.c.mu.Unlock()
+	defer w.c.mu.Lock()
+	call()
 }
 
 func (w *writer) Delete(o model.Obj) int64 { return w.delete(o, nil) }
