@@ -176,6 +176,14 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	}
 	kubectl(t, kc, "delete", "rs", "-l", "app=other", "--cascade=foreground")
 
+	// The typed-clientset commands send protobuf; the flow runs to Ready
+	// (the controllers act in the default namespace only).
+	kubectl(t, kc, "create", "namespace", "dev")
+	kubectl(t, kc, "create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80")
+	kubectl(t, kc, "create", "service", "clusterip", "web", "--tcp=80:80")
+	kubectl(t, kc, "rollout", "status", "deployment/web", "--timeout=60s")
+	kubectl(t, kc, "delete", "deployment", "web")
+
 	kubectl(t, kc, "delete", "deployment", "myapp")
 	deadline := time.Now().Add(60 * time.Second)
 	for strings.TrimSpace(kubectl(t, kc, "get", "pods,rs", "-o", "name")) != "" {

@@ -24,8 +24,12 @@
 //     columns for pods, deployments, replicasets, nodes, services and
 //     namespaces (NAME and AGE for the rest); otherwise objects are plain
 //     JSON. An Accept header that excludes JSON is 406. Bodies must be
-//     JSON or YAML: protobuf is 415, so kubectl commands that use the typed
-//     clientset to write (create namespace, create deployment) fail.
+//     JSON or YAML, and creates and updates (POST, PUT) may also be
+//     Kubernetes protobuf, as kubectl's typed clientset sends them (create
+//     namespace, create deployment, create service): it is converted to the
+//     equivalent JSON (internal/kubeproto) and then checked like JSON; a
+//     body that does not convert is 400. Other media types are 415; PATCH
+//     takes only the patch media types.
 //   - PATCH takes merge (RFC 7386), JSON (RFC 6902) and strategic merge
 //     patches; apply patches go to server-side apply. A patch without its
 //     own resourceVersion is applied to a fresh read and retried on a lost

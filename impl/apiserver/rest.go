@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/apiserver/internal/kubeproto"
 	"github.com/converge-dev/converge/impl/registry"
 )
 
@@ -122,11 +123,19 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 	writeObject(w, r, http.StatusOK, list)
 }
 
-// readBody reads a write's body, which must be JSON or YAML (415 otherwise;
-// no Content-Type is taken as JSON).
+// protobufType is what kubectl's typed clientset sends on create and update.
+const protobufType = "application/vnd.kubernetes.protobuf"
+
+// readBody reads a write's body, which must be JSON or YAML, or for POST
+// and PUT also Kubernetes protobuf, which it converts to JSON (415
+// otherwise; no Content-Type is taken as JSON). The media type it returns
+// is the body's after conversion.
 func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 	if len(accepted) == 0 {
 		accepted = []string{"application/json", "application/yaml"}
+		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+			accepted = append(accepted, protobufType)
+		}
 	}
 	ct := r.Header.Get("Content-Type")
 	mt := "application/json"
@@ -146,6 +155,13 @@ func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 			return nil, "", api.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", mbe.Limit))
 		}
 		return nil, "", api.NewBadRequest("apiserver: reading the body: " + err.Error())
+	}
+	if mt == protobufType {
+		j, err := kubeproto.ToJSON(b)
+		if err != nil {
+			return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
+		}
+		return j, "application/json", nil
 	}
 	return b, mt, nil
 }
