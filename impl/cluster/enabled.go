@@ -3,9 +3,6 @@ package cluster
 import (
 	"context"
 
-	"github.com/converge-dev/converge/impl/project"
-	"github.com/converge-dev/converge/impl/registry"
-
 	"github.com/converge-dev/converge/model"
 )
 
@@ -178,15 +175,13 @@ func (s *Stepped) EnabledFaults() []model.Action {
 
 // Objects returns the stored objects of one kind, projected, in name order.
 func (s *Stepped) Objects(k model.Kind) []model.Obj {
-	list, err := s.env.client.List(s.ctx, k.Resource(), namespaceOf(k), registry.ListOptions{})
+	lists, err := s.projected(s.ctx, k)
 	if err != nil {
 		return nil
 	}
 	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
-	for _, obj := range list.GetItems() {
-		if o, err := project.ToModel(obj, s.env.uids); err == nil {
-			snap.Objects[model.RefOf(o)] = o
-		}
+	for _, o := range lists[0] {
+		snap.Objects[model.RefOf(o)] = o
 	}
 	return snap.List(k)
 }

@@ -133,28 +133,21 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 	return out, nil
 }
 
-// objects projects every stored object into a snapshot (no containers or
-// rules: those live on the machines).
-func (e *env) objects(ctx context.Context) (*model.Snapshot, error) {
-	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
-	// Every kind is listed at the first list's revision, so the snapshot is
-	// one state of the store even while a running cluster writes.
-	rv := ""
-	for k := model.Kind(0); int(k) < model.NumKinds; k++ {
-		list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
+// kindObjects lists kind k at revision rv ("" = the latest) and projects
+// it.
+func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) ([]model.Obj, error) {
+	list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		return nil, err
+	}
+	items := list.GetItems()
+	out := make([]model.Obj, 0, len(items))
+	for _, obj := range items {
+		o, err := project.ToModel(obj, e.uids)
 		if err != nil {
 			return nil, err
 		}
-		if rv == "" {
-			rv = list.GetListMeta().ResourceVersion
-		}
-		for _, obj := range list.GetItems() {
-			o, err := project.ToModel(obj, e.uids)
-			if err != nil {
-				return nil, err
-			}
-			snap.Objects[model.RefOf(o)] = o
-		}
+		out = append(out, o)
 	}
-	return snap, nil
+	return out, nil
 }

@@ -51,9 +51,9 @@ type Stepped struct {
 	start   func(c *component) error // how a component starts: stepped or running
 	users   map[string]*ControllerSpec
 
-	// lastObjects caches the store's projection at lastObjectsRev.
-	lastObjects    *model.Snapshot
-	lastObjectsRev int64
+	// projections caches each kind's projection with the store's
+	// fingerprint of that kind when it was taken.
+	projections [model.NumKinds]projectionCache
 
 	mu    sync.Mutex // guards comps, names, errs and the cache (the running driver's goroutines read them)
 	comps map[string]*component

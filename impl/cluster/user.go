@@ -122,28 +122,3 @@ func (s *Stepped) Snapshot() *model.Snapshot {
 	snap.Rules = s.env.nodes.allRules()
 	return snap
 }
-
-// objects projects the store, reusing the last projection while the
-// store's revision has not moved (most steps write nothing).
-func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
-	rev, err := s.store.Rev(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	cached, cachedRev := s.lastObjects, s.lastObjectsRev
-	s.mu.Unlock()
-	if cached == nil || cachedRev != rev {
-		if cached, err = s.env.objects(ctx); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		s.lastObjects, s.lastObjectsRev = cached, rev
-		s.mu.Unlock()
-	}
-	objs := make(map[model.Ref]model.Obj, len(cached.Objects))
-	for r, o := range cached.Objects {
-		objs[r] = o
-	}
-	return &model.Snapshot{Objects: objs}, nil
-}

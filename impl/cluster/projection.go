@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/converge-dev/converge/impl/store"
+	"github.com/converge-dev/converge/model"
+)
+
+// objects projects the store at one revision.
+func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
+	kinds := make([]model.Kind, model.NumKinds)
+	for i := range kinds {
+		kinds[i] = model.Kind(i)
+	}
+	lists, err := s.projected(ctx, kinds...)
+	if err != nil {
+		return nil, err
+	}
+	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
+	for _, objs := range lists {
+		for _, o := range objs {
+			snap.Objects[model.RefOf(o)] = o
+		}
+	}
+	return snap, nil
+}
+
+// projectionCache is one kind's projection and the store's fingerprint of
+// the kind it was taken at.
+type projectionCache struct {
+	fp    store.Fingerprint
+	rev   int64 // the store revision the fingerprint was last checked at
+	objs  []model.Obj
+	valid bool
+}
+
+// projected projects the given kinds at one revision, reusing each kind's
+// last projection while the store's fingerprint of the kind holds: the
+// lockstep asks after every step, and most steps change one kind or none.
+// The objects are shared and must not be changed.
+func (s *Stepped) projected(ctx context.Context, kinds ...model.Kind) ([][]model.Obj, error) {
+	rev, err := s.store.Rev(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if out, ok := s.projectedAt(rev, kinds); ok {
+		return out, nil // nothing was written since: the cheapest check
+	}
+	scopes := make([]store.Scope, len(kinds))
+	for i, k := range kinds {
+		scopes[i] = store.Scope{Resource: k.Resource(), Namespace: namespaceOf(k)}
+	}
+	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
+	if err != nil {
+		return nil, err
+	}
+	rv := strconv.FormatInt(rev, 10)
+	out := make([][]model.Obj, len(kinds))
+	for i, k := range kinds {
+		s.mu.Lock()
+		c := s.projections[k]
+		s.mu.Unlock()
+		if !c.valid || c.fp != fps[i] {
+			objs, err := s.env.kindObjects(ctx, k, rv)
+			if err != nil {
+				return nil, err
+			}
+			c = projectionCache{fp: fps[i], objs: objs, valid: true}
+		}
+		c.rev = rev
+		s.mu.Lock()
+		s.projections[k] = c
+		s.mu.Unlock()
+		out[i] = c.objs
+	}
+	return out, nil
+}
+
+// projectedAt returns the cached projections of kinds if each was checked
+// at store revision rev.
+func (s *Stepped) projectedAt(rev int64, kinds []model.Kind) ([][]model.Obj, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([][]model.Obj, len(kinds))
+	for i, k := range kinds {
+		c := s.projections[k]
+		if !c.valid || c.rev != rev {
+			return nil, false
+		}
+		out[i] = c.objs
+	}
+	return out, true
+}
