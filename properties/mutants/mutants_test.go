@@ -22,7 +22,7 @@ const (
 // deterministic; after a change to the generator or the cluster pick new
 // ones with -mutants.measure. The bound is 30, not 12, because shrinking
 // is capped by time and each attempt is a fresh cluster over etcd: on an
-// idle machine these seeds shrink to 1-9 drawn actions (24 for
+// idle machine these seeds shrink to 1-12 drawn actions (the most for
 // replicaset-no-expectations, which needs a create, a second reconcile of
 // the ReplicaSet before its pod events arrive and an event that queues it
 // again, amid the other components' steps), on a loaded one rapid gets
