@@ -91,13 +91,11 @@ func (m *Memory) List(k Kind) []Obj {
 	return out
 }
 
-// Objects returns every viewed object, in no particular order.
+// Objects returns every viewed object, by kind, then in name order.
 func (m *Memory) Objects() []Obj {
 	out := make([]Obj, 0, m.Len())
-	for _, objs := range m.view {
-		for _, o := range objs {
-			out = append(out, o)
-		}
+	for k := range Kind(numKinds) {
+		out = append(out, m.List(k)...)
 	}
 	return out
 }
