@@ -69,7 +69,7 @@ func (c *component) onEvent(k model.Kind) controller.Handler {
 		if c.ctx.Err() != nil {
 			return // removed with its node; shared informers outlive it
 		}
-		o, err := c.env.project(k, ev.Object)
+		o, err := c.env.projectEvent(k, ev.Object)
 		if err != nil {
 			c.env.report(fmt.Errorf("%s: %w", c.name, err))
 			return

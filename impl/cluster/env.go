@@ -34,26 +34,26 @@ type env struct {
 	// decode per event, whatever the number of nodes.
 	shared map[model.Kind]*controller.Informer
 
-	projMu    sync.Mutex
-	projected [model.NumKinds]projection
+	lastEventMu sync.Mutex
+	lastEvent   [model.NumKinds]eventProjection
 }
 
-// projection is the model form of the last object an informer of one kind
+// eventProjection is the model form of the last object an informer of one kind
 // handed its handlers.
-type projection struct {
+type eventProjection struct {
 	in  api.Object
 	out model.Obj
 	err error
 }
 
-// project is project.ToModel, once per event however many components
+// projectEvent is project.ToModel, once per event however many components
 // watch the kind: an informer hands every handler the same object in turn,
 // and the model treats its objects as immutable, so they can share one.
 // With a hundred nodes, each pod event was projected by every kubelet.
-func (e *env) project(k model.Kind, obj api.Object) (model.Obj, error) {
-	e.projMu.Lock()
-	defer e.projMu.Unlock()
-	p := &e.projected[k]
+func (e *env) projectEvent(k model.Kind, obj api.Object) (model.Obj, error) {
+	e.lastEventMu.Lock()
+	defer e.lastEventMu.Unlock()
+	p := &e.lastEvent[k]
 	if p.in != obj {
 		p.out, p.err = project.ToModel(obj, e.uids)
 		p.in = obj
