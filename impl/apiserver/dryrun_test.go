@@ -20,6 +20,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	e.must(201, "POST", "/api/v1/nodes", `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`)
 	e.must(201, "POST", podPath, podJSON("p1", nil))
 	e.must(201, "POST", podPath+"/p1/binding", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p1"},"target":{"kind":"Node","name":"n1"}}`)
+	e.must(201, "POST", podPath, podJSON("p2", nil))
 
 	stored := func() []byte {
 		t.Helper()
@@ -76,6 +77,10 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 	e.must(200, "PATCH", webPath+"/scale?dryRun=All", `{"spec":{"replicas":8}}`, "Content-Type: "+mergePatchType)
 	unchanged("scale patch")
+
+	e.must(201, "POST", podPath+"/p2/binding?dryRun=All", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p2"},"target":{"kind":"Node","name":"n1"}}`)
+	e.must(409, "POST", podPath+"/p2/binding?dryRun=All", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p2"},"target":{"kind":"Node","name":"n9"}}`)
+	unchanged("binding")
 
 	e.must(200, "DELETE", webPath+"?dryRun=All", "").into(t, &d)
 	require.Equal(t, "web", d.Name)
