@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"sync"
@@ -134,20 +135,22 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 }
 
 // kindObjects lists kind k at revision rv ("" = the latest) and projects
-// it.
-func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) ([]model.Obj, error) {
+// it. An object that does not project is left out and the first such
+// failure is returned as unprojected; err is for the list itself.
+func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) (objs []model.Obj, unprojected, err error) {
 	list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	items := list.GetItems()
-	out := make([]model.Obj, 0, len(items))
+	objs = make([]model.Obj, 0, len(items))
 	for _, obj := range items {
 		o, err := project.ToModel(obj, e.uids)
 		if err != nil {
-			return nil, err
+			unprojected = cmp.Or(unprojected, err)
+			continue
 		}
-		out = append(out, o)
+		objs = append(objs, o)
 	}
-	return out, nil
+	return objs, unprojected, nil
 }

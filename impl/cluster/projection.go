@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 
@@ -39,7 +40,9 @@ type projectionCache struct {
 // projected projects the given kinds at one revision, reusing each kind's
 // last projection while the store's fingerprint of the kind holds: the
 // lockstep asks after every step, and most steps change one kind or none.
-// The objects are shared and must not be changed.
+// The objects are shared and must not be changed. Objects that do not
+// project are left out, and the first such failure is returned with the
+// rest; any other error comes alone.
 func (s *Stepped) projected(ctx context.Context, kinds ...model.Kind) ([][]model.Obj, error) {
 	rev, err := s.store.Rev(ctx)
 	if err != nil {
@@ -58,16 +61,20 @@ func (s *Stepped) projected(ctx context.Context, kinds ...model.Kind) ([][]model
 	}
 	rv := strconv.FormatInt(rev, 10)
 	out := make([][]model.Obj, len(kinds))
+	var unprojected error
 	for i, k := range kinds {
 		s.mu.Lock()
 		c := s.projections[k]
 		s.mu.Unlock()
 		if !c.valid || c.fp != fps[i] {
-			objs, err := s.env.kindObjects(ctx, k, rv)
+			objs, bad, err := s.env.kindObjects(ctx, k, rv)
 			if err != nil {
 				return nil, err
 			}
-			c = projectionCache{fp: fps[i], objs: objs, valid: true}
+			// A kind with an object that does not project is not cached,
+			// so the failure is reported again.
+			c = projectionCache{fp: fps[i], objs: objs, valid: bad == nil}
+			unprojected = cmp.Or(unprojected, bad)
 		}
 		c.rev = rev
 		s.mu.Lock()
@@ -75,7 +82,7 @@ func (s *Stepped) projected(ctx context.Context, kinds ...model.Kind) ([][]model
 		s.mu.Unlock()
 		out[i] = c.objs
 	}
-	return out, nil
+	return out, unprojected
 }
 
 // projectedAt returns the cached projections of kinds if each was checked
