@@ -15,9 +15,9 @@ var (
 	measure   = flag.Bool("mutants.measure", false, "measure every mutant over seeds and log the README table")
 	firstSeed = flag.Uint64("mutants.seed", 1, "first seed of -mutants.measure")
 	seeds     = flag.Int("mutants.seeds", 5, "seeds of -mutants.measure")
-	// measureShrink caps shrinking per seed in the measurement (the
-	// README's table); the test gives its pinned seeds more.
-	measureShrink = flag.Duration("mutants.shrinktime", 3*time.Second, "shrinking cap per seed of -mutants.measure")
+	// measureShrink caps shrinking per seed in the measurement; the
+	// README's table is measured with the test's cap.
+	measureShrink = flag.Duration("mutants.shrinktime", shrinkTime, "shrinking cap per seed of -mutants.measure")
 )
 
 // TestMeasureMutants prints the README's table: per mutant, the median over
