@@ -118,7 +118,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", f.listen, err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: warnOutsideControllers(srv.Handler()), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.ServeTLS(ln, "", "") }()
 	defer hs.Close()

@@ -179,6 +179,11 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	// The typed-clientset commands send protobuf; the flow runs to Ready
 	// (the controllers act in the default namespace only).
 	kubectl(t, kc, "create", "namespace", "dev")
+	outside := exec.Command(kubectlBin, "-n", "dev", "create", "deployment", "api", "--image=busybox")
+	outside.Env = append(os.Environ(), "KUBECONFIG="+kc)
+	if out, err := outside.CombinedOutput(); err != nil || !strings.Contains(string(out), "Warning: converge's controllers act in namespace default only") {
+		t.Fatalf("a Deployment outside the default namespace: want it created with a warning, got %v:\n%s", err, out)
+	}
 	kubectl(t, kc, "create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80")
 	kubectl(t, kc, "create", "service", "clusterip", "web", "--tcp=80:80")
 	kubectl(t, kc, "rollout", "status", "deployment/web", "--timeout=60s")
