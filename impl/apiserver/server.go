@@ -174,10 +174,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		code = http.StatusInternalServerError
 		b, _ = json.Marshal(api.NewInternalError(err).Status)
 	}
+	writeBody(w, code, append(b, '\n'))
+}
+
+// writeBody writes an already encoded JSON body.
+func writeBody(w http.ResponseWriter, code int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(code)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b)
 }
 
 // writeRawList writes a list whose items are already JSON, as writeJSON
@@ -204,11 +209,7 @@ func writeRawList(w http.ResponseWriter, l *registry.RawList) {
 		}
 		b = append(b, it...)
 	}
-	b = append(b, "]}\n"...)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	writeBody(w, http.StatusOK, append(b, "]}\n"...))
 }
 
 // writeError writes err as a Status with its code (500 for plain errors).
