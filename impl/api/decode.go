@@ -68,6 +68,14 @@ func Decode(resource string, data []byte) (obj Object, err error) {
 		return nil, NewNotFound(GroupResource{Resource: resource}, "")
 	}
 	expected := *want.GetTypeMeta()
+	if decodeFast(data, want, expected) {
+		return want, nil
+	}
+	return decodeSlow(want, expected, data)
+}
+
+// decodeSlow is Decode for any input, with the error worded.
+func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
 	docs := splitDocuments(data)
 	if len(docs) != 1 {
 		return nil, NewBadRequest(fmt.Sprintf("expected one object in the request body, found %d", len(docs)))

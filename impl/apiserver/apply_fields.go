@@ -72,14 +72,33 @@ func childOf(t reflect.Type, name string) (reflect.Type, fieldExt, bool) {
 	return nil, fieldExt{}, false
 }
 
-// fieldSet is every path v sets, minus the stripped ones.
+// fieldSet is every path v sets, minus the stripped ones. The stripped
+// keys are left out before the walk rather than removed after it, which
+// spares listing and testing every path.
 func fieldSet(v map[string]any, t reflect.Type) *fieldpath.Set {
 	out := &fieldpath.Set{}
-	collectFields(v, t, fieldExt{}, nil, out)
-	for _, p := range out.Paths() {
-		if stripped(p) {
-			out.Remove(p)
+	collectMembers(withoutStripped(v), t, nil, out)
+	out.Remove(fieldpath.Path{"f:metadata"}) // set when metadata is left empty
+	return out
+}
+
+// withoutStripped is v without the keys strippedPaths name (v itself is
+// left alone).
+func withoutStripped(v map[string]any) map[string]any {
+	out := make(map[string]any, len(v))
+	for k, e := range v {
+		if k == "metadata" || !stripped(fieldpath.Path{fieldpath.Field(k)}) {
+			out[k] = e
 		}
+	}
+	if md, ok := out["metadata"].(map[string]any); ok {
+		kept := make(map[string]any, len(md))
+		for k, e := range md {
+			if !stripped(fieldpath.Path{"f:metadata", fieldpath.Field(k)}) {
+				kept[k] = e
+			}
+		}
+		out["metadata"] = kept
 	}
 	return out
 }

@@ -208,9 +208,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	recordUpdate(nil, obj, managerFromRequest(r))
-	out, err := s.reg.Create(r.Context(), obj)
+	out, wire, err := s.reg.CreateWire(r.Context(), obj)
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if wire != nil {
+		writeBody(w, http.StatusCreated, append(wire, '\n'))
 		return
 	}
 	writeJSON(w, http.StatusCreated, out)

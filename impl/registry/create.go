@@ -14,27 +14,54 @@ var implicitNamespaces = map[string]bool{api.DefaultNamespace: true, "kube-syste
 
 // Create stores a new object and returns it as stored.
 func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	info, err := infoOf(obj)
-	if err != nil {
+	if _, err := infoOf(obj); err != nil {
 		return nil, err
 	}
-	obj = api.DeepCopy(obj)
+	out, _, err := r.create(ctx, api.DeepCopy(obj))
+	return out, err
+}
+
+// CreateWire is Create that also returns the created object as the wire
+// has it (what api.Marshal gives, up to key order), made from the stored
+// bytes so that nothing is encoded twice. It is nil for a dry run. Unlike
+// Create, it takes obj over and may change it: the apiserver decoded it
+// for this one request, so a copy would be waste.
+func (r *Registry) CreateWire(ctx context.Context, obj api.Object) (api.Object, []byte, error) {
+	out, stored, err := r.create(ctx, obj)
+	if err != nil || stored.Value == nil {
+		return out, nil, err
+	}
+	info, _ := infoOf(out)
+	wire, err := withResourceVersion(info.Resource, *out.GetTypeMeta(), stored)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, wire, nil
+}
+
+// create is Create on an object it owns, returning what it stored too
+// (nothing for a dry run).
+func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, store.Object, error) {
+	info, err := infoOf(obj)
+	if err != nil {
+		return nil, store.Object{}, err
+	}
 	api.Default(obj)
 	m := obj.GetObjectMeta()
 	if m.ResourceVersion != "" {
-		return nil, api.NewBadRequest("resourceVersion should not be set on objects to be created")
+		return nil, store.Object{}, api.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	if err := api.Validate(obj); err != nil {
-		return nil, err
+		return nil, store.Object{}, err
 	}
 	if info.Namespaced {
 		if err := r.namespaceExists(ctx, m.Namespace); err != nil {
-			return nil, err
+			return nil, store.Object{}, err
 		}
 	}
 	uid, err := newUID()
 	if err != nil {
-		return nil, err
+		return nil, store.Object{}, err
 	}
 	m.UID = uid
 	m.CreationTimestamp = api.NewTime(r.clock())
@@ -45,7 +72,7 @@ func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, erro
 		r.allocMu.Lock()
 		defer r.allocMu.Unlock()
 		if err := r.allocateClusterIP(ctx, obj); err != nil {
-			return nil, err
+			return nil, store.Object{}, err
 		}
 	}
 
@@ -54,23 +81,23 @@ func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, erro
 	}
 	value, err := encode(obj)
 	if err != nil {
-		return nil, err
+		return nil, store.Object{}, err
 	}
 	if isDryRun(ctx) {
-		return obj, r.absent(ctx, info, m.Namespace, m.Name)
+		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
 	rev, err := r.store.Create(ctx, store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}, value)
 	if err != nil {
-		return nil, storeError(ctx, err, info.GroupResource(), m.Name)
+		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
 	}
 	m.ResourceVersion = formatRV(rev)
-	return obj, nil
+	return obj, store.Object{Value: value, Rev: rev}, nil
 }
 
 // createGenerated names obj through the store's generateName counter. The
 // full name is validated per candidate: a long prefix plus the counter may
 // exceed the kind's name length.
-func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, obj api.Object) (api.Object, error) {
+func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, obj api.Object) (api.Object, store.Object, error) {
 	m := obj.GetObjectMeta()
 	render := func(name string) ([]byte, error) {
 		cand := api.DeepCopy(obj)
@@ -83,25 +110,25 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 	if isDryRun(ctx) {
 		name, err := r.store.NextGeneratedName(ctx, info.Resource, m.Namespace, m.GenerateName)
 		if err != nil {
-			return nil, storeError(ctx, err, info.GroupResource(), m.GenerateName)
+			return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.GenerateName)
 		}
 		if _, err := render(name); err != nil {
-			return nil, err
+			return nil, store.Object{}, err
 		}
 		m.Name = name
-		return obj, nil
+		return obj, store.Object{}, nil
 	}
 	so, err := r.store.CreateGenerated(ctx, info.Resource, m.Namespace, m.GenerateName, render)
 	if err != nil {
 		var se *api.StatusError
 		if errors.As(err, &se) {
-			return nil, se
+			return nil, store.Object{}, se
 		}
-		return nil, storeError(ctx, err, info.GroupResource(), m.GenerateName)
+		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.GenerateName)
 	}
 	m.Name = so.Key.Name
 	m.ResourceVersion = formatRV(so.Rev)
-	return obj, nil
+	return obj, so, nil
 }
 
 // absent is a dry-run create's AlreadyExists check.

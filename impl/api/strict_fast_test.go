@@ -1,0 +1,109 @@
+package api
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fastResources are the bodies Decode serves, one per shape.
+var fastResources = []string{"deployments", "pods", "nodes", "services", "endpoints", "replicasets", "namespaces", "deployments/scale", "pods/binding", "deployments/status"}
+
+func newFor(t testing.TB, resource string) (Object, TypeMeta) {
+	var (
+		o   Object
+		err error
+	)
+	if res, sub, ok := strings.Cut(resource, "/"); ok {
+		o, _, err = newSubresourceBody(res, sub)
+	} else {
+		o, err = New(resource)
+	}
+	require.NoError(t, err)
+	return o, *o.GetTypeMeta()
+}
+
+func TestDecodeFastTakesCleanBodiesOnly(t *testing.T) {
+	for _, name := range []string{"deployment.json", "pod.json", "node.json", "service.json", "endpoints.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		resource := map[string]string{"deployment.json": "deployments", "pod.json": "pods", "node.json": "nodes", "service.json": "services", "endpoints.json": "endpoints"}[name]
+		fast, expected := newFor(t, resource)
+		assert.True(t, decodeFast(b, fast, expected), name)
+		slow, _ := newFor(t, resource)
+		slowObj, err := decodeSlow(slow, expected, b)
+		require.NoError(t, err, name)
+		assert.Equal(t, slowObj, fast, name)
+	}
+	for _, body := range []string{
+		`{"metadata":{"name":"x"},"spec":{"nodeNmae":"n"}}`,                    // unknown field
+		`{"metadata":{"name":"x","name":"y"}}`,                                 // duplicate key
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`,                            // duplicate map key
+		`{"Metadata":{"name":"x"}}`,                                            // case differs
+		`{"metadata":{"name":"x"}} {}`,                                         // two values
+		`{"kind":"Node"}`,                                                      // wrong kind
+		`{"apiVersion":"apps/v1"}`,                                             // wrong apiVersion
+		`{"metadata":{"n\u0061me":"x"}}`,                                       // escaped key
+		`{"metadata":{"name":1}}`,                                              // type mismatch
+		"metadata:\n  name: x\n",                                               // YAML
+		`{"spec":{"containers":[{"name":"a","image":"i","imagee":"j"}]}}`,      // unknown in a list
+		`{"metadata":{"annotations":{"x":"1"}},"spec":{"overhead":{"cpu":1}}}`, // unknown top field
+	} {
+		o, expected := newFor(t, "pods")
+		assert.False(t, decodeFast([]byte(body), o, expected), body)
+		fresh, _ := newFor(t, "pods")
+		assert.Equal(t, fresh, o, "a refused body leaves the object as New made it: %s", body)
+	}
+}
+
+// FuzzDecodeFastMatchesSlow checks that Decode (fast path first) and the
+// slow path alone agree on every input: the same object or the same error.
+func FuzzDecodeFastMatchesSlow(f *testing.F) {
+	for _, name := range []string{"deployment.json", "pod.json", "node.json", "service.json", "endpoints.json"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			for i := range fastResources {
+				f.Add(uint8(i), b)
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"metadata":{"name":"x","name":"y"}}`,
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`,
+		`{"Metadata":{}}`, `{"kind":"Scale","spec":{"replicas":3}}`, `{"target":{"name":"n"}}`,
+		`{"metadata":{"n\u0061me":"x"}}`, `{"a":"\"}`, `{"metadata":{"name":"x"}}x`, `{]`, `{"spec":{"template":{"spec":{"containers":[{"resources":{"limits":{"cpu":"1"}}}]}}}}`,
+	} {
+		for i := range fastResources {
+			f.Add(uint8(i), []byte(s))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		resource := fastResources[int(which)%len(fastResources)]
+		got, gotErr := Decode(resource, data)
+		slow, expected := newFor(t, resource)
+		want, wantErr := func() (o Object, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					o, err = nil, NewBadRequest("panic")
+				}
+			}()
+			return decodeSlow(slow, expected, data)
+		}()
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("Decode err %v, slow path err %v", gotErr, wantErr)
+		}
+		if gotErr != nil {
+			if gotErr.Error() != wantErr.Error() {
+				t.Fatalf("Decode err %q, slow path err %q", gotErr, wantErr)
+			}
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decode %#v\nslow path %#v", got, want)
+		}
+	})
+}
