@@ -77,6 +77,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if err != nil {
 			return nil, storeError(ctx, err, bindingResource, pod)
 		}
+		r.recent.put(key, value, newRev)
 		p.ResourceVersion = formatRV(newRev)
 		return p, nil
 	}

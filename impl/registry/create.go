@@ -86,12 +86,14 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	if isDryRun(ctx) {
 		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
-	rev, err := r.store.Create(ctx, store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}, value)
+	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
+	rev, err := r.store.Create(ctx, key, value)
 	if err != nil {
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
 	}
 	m.ResourceVersion = formatRV(rev)
-	return obj, store.Object{Value: value, Rev: rev}, nil
+	r.recent.put(key, value, rev)
+	return obj, store.Object{Key: key, Value: value, Rev: rev}, nil
 }
 
 // createGenerated names obj through the store's generateName counter. The
@@ -128,6 +130,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 	}
 	m.Name = so.Key.Name
 	m.ResourceVersion = formatRV(so.Rev)
+	r.recent.put(so.Key, so.Value, so.Rev)
 	return obj, so, nil
 }
 

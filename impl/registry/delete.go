@@ -107,6 +107,7 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if err != nil {
 		return nil, err
 	}
+	r.recent.put(key, value, newRev)
 	m.ResourceVersion = formatRV(newRev)
 	return old, nil
 }
@@ -117,6 +118,7 @@ func (r *Registry) remove(ctx context.Context, key store.Key, old api.Object, re
 	if isDryRun(ctx) {
 		return old, nil
 	}
+	r.recent.forget(key)
 	so, err := r.store.Delete(ctx, key, rev)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, errRetry

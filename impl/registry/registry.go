@@ -30,6 +30,7 @@ type Registry struct {
 	clock      func() time.Time
 	serviceIPs netip.Prefix
 	allocMu    sync.Mutex // serialises clusterIP allocation with its create
+	recent     recentValues
 }
 
 // New returns a Registry over cfg.Store.
@@ -66,10 +67,12 @@ func (r *Registry) get(ctx context.Context, info api.ResourceInfo, namespace, na
 	if name == "" {
 		return nil, 0, api.NewBadRequest(fmt.Sprintf("registry: %s: name is required", info.Resource))
 	}
-	so, err := r.store.Get(ctx, store.Key{Resource: info.Resource, Namespace: namespace, Name: name})
+	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
+	so, err := r.store.Get(ctx, key)
 	if err != nil {
 		return nil, 0, storeError(ctx, err, info.GroupResource(), name)
 	}
+	r.recent.put(key, so.Value, so.Rev)
 	obj, err := decode(info.Resource, so.Value, so.Rev)
 	if err != nil {
 		return nil, 0, err

@@ -43,7 +43,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 	}
 	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
 	for {
-		old, rev, err := r.get(ctx, info, m.Namespace, m.Name)
+		old, rev, err := r.getAt(ctx, info, key, want)
 		if err != nil {
 			return nil, err
 		}
@@ -70,9 +70,20 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		if err != nil {
 			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 		}
+		r.recent.put(key, value, newRev)
 		next.GetObjectMeta().ResourceVersion = formatRV(newRev)
 		return next, nil
 	}
+}
+
+// getAt is get, served from the recent values when they hold key at
+// revision want (0: no precondition, so read).
+func (r *Registry) getAt(ctx context.Context, info api.ResourceInfo, key store.Key, want int64) (api.Object, int64, error) {
+	if so, ok := r.recent.at(key, want); ok {
+		obj, err := decode(info.Resource, so.Value, so.Rev)
+		return obj, so.Rev, err
+	}
+	return r.get(ctx, info, key.Namespace, key.Name)
 }
 
 // mergeUpdate builds the object to store from the stored one and the
