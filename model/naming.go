@@ -56,6 +56,10 @@ func GeneratedName(prefix string, n int) string {
 	return prefix + strconv.Itoa(n)
 }
 
+// NodeIP is node number nodeIndex's own address: slot 1 of its pod range,
+// which pods never take (their slots start at 2).
+func NodeIP(nodeIndex int) string { return PodIP(nodeIndex, 1) }
+
 // PodIP is the address of host slot `slot` in node number `nodeIndex`'s pod
 // range. Node ranges are /24s inside 127.0.0.0/8, so pods can really bind
 // them on loopback.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,26 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	}
 	if out := kubectl(t, kc, "get", "pods", "-o", "wide"); strings.Count(out, "Running") != 3 {
 		t.Fatalf("get pods -o wide:\n%s", out)
+	}
+	// A pause is refused, not ignored: the controllers cannot honour it.
+	if out := kubectlFails(t, kc, "rollout", "pause", "deployment/myapp"); !strings.Contains(out, "spec.paused: Forbidden") {
+		t.Fatalf("rollout pause:\n%s", out)
+	}
+	// Nodes register an address and a version, and a pod's hostIP is its
+	// node's address, as describe shows it ("Node: node-1/127.100.0.1";
+	// node-N has pod range N-1).
+	if out := kubectl(t, kc, "get", "nodes", "-o", "wide"); !strings.Contains(out, "INTERNAL-IP") ||
+		!regexp.MustCompile(`node-1 +Ready +<none> +\S+ +v1\.32\.0-converge +127\.100\.0\.1 +<none>`).MatchString(out) {
+		t.Fatalf("get nodes -o wide:\n%s", out)
+	}
+	if out := kubectl(t, kc, "describe", "pods"); !regexp.MustCompile(`Node: +node-(\d)/127\.100\.(\d)\.1\n`).MatchString(out) {
+		t.Fatalf("describe pods shows no node address:\n%s", out)
+	} else {
+		for _, m := range regexp.MustCompile(`Node: +node-(\d)/127\.100\.(\d)\.1\n`).FindAllStringSubmatch(out, -1) {
+			if n, r := m[1][0]-'0', m[2][0]-'0'; n != r+1 {
+				t.Fatalf("a pod on node-%s has the host address of node %s:\n%s", m[1], m[2], out)
+			}
+		}
 	}
 
 	// get -w: events arrive while we scale.

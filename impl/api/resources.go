@@ -334,3 +334,7 @@ func metaOf(v any) (kindMeta, bool) {
 	km, ok := byType[reflect.TypeOf(v)]
 	return km, ok
 }
+
+// Version is the Kubernetes version converge's apiserver reports, and its
+// kubelets too: the API it serves is v1.32's.
+const Version = "v1.32.0-converge"

@@ -8,6 +8,11 @@ func validateDeploymentSpec(e *errs, s *DeploymentSpec, p fieldPath) {
 	}
 	validateWorkloadSelector(e, s.Selector, &s.Template, p)
 	validateDeploymentStrategy(e, &s.Strategy, p.child("strategy"))
+	if s.Paused {
+		// Refused rather than ignored: the controllers (the model's) have
+		// no pause, so a "paused" Deployment would roll out regardless.
+		e.forbidden(p.child("paused"), "converge's deployment controller does not pause rollouts")
+	}
 	e.nonNegative(p.child("minReadySeconds"), int64(s.MinReadySeconds))
 	if s.RevisionHistoryLimit != nil {
 		e.nonNegative(p.child("revisionHistoryLimit"), int64(*s.RevisionHistoryLimit))

@@ -99,6 +99,7 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			"spec.template.spec.restartPolicy", notSupp},
 		{"progress deadline not above minReady", dep(func(d *Deployment) { d.Spec.MinReadySeconds = 700 }),
 			"spec.progressDeadlineSeconds", invalid},
+		{"paused", dep(func(d *Deployment) { d.Spec.Paused = true }), "spec.paused", forbidden},
 		{"negative revisionHistoryLimit", dep(func(d *Deployment) { d.Spec.RevisionHistoryLimit = int32p(-2) }),
 			"spec.revisionHistoryLimit", invalid},
 		{"pod restartPolicy Sometimes", pod(func(p *Pod) { p.Spec.RestartPolicy = "Sometimes" }), "spec.restartPolicy", notSupp},

@@ -177,7 +177,7 @@ func buildOpenAPIDocument(gv string) ([]byte, error) {
 		gvkExt("autoscaling", "v1", "DeleteOptions"))
 	doc := map[string]any{
 		"openapi":    "3.0.0",
-		"info":       map[string]any{"title": "Kubernetes", "version": "v1.32.0-converge"},
+		"info":       map[string]any{"title": "Kubernetes", "version": api.Version},
 		"paths":      paths,
 		"components": map[string]any{"schemas": g.components},
 	}

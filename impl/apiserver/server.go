@@ -70,7 +70,7 @@ func New(cfg Config) (*Server, error) {
 		s.maxBody = DefaultMaxBodyBytes
 	}
 	if s.version.GitVersion == "" {
-		s.version = VersionInfo{Major: "1", Minor: "32", GitVersion: "v1.32.0-converge",
+		s.version = VersionInfo{Major: "1", Minor: "32", GitVersion: api.Version,
 			Platform: "linux/amd64", Compiler: "gc", GoVersion: "go1.26"}
 	}
 	if s.bookmark <= 0 {

@@ -163,7 +163,9 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 			}
 	case "Node":
 		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Roles", "string", 0),
-				col("Age", "string", 0), col("Version", "string", 0)},
+				col("Age", "string", 0), col("Version", "string", 0), col("Internal-IP", "string", 1),
+				col("External-IP", "string", 1), col("OS-Image", "string", 1), col("Kernel-Version", "string", 1),
+				col("Container-Runtime", "string", 1)},
 			func(o api.Object) []any {
 				n := o.(*api.Node)
 				status := "Unknown"
@@ -178,7 +180,10 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 				if n.Spec.Unschedulable {
 					status += ",SchedulingDisabled"
 				}
-				return []any{name(o), status, "<none>", age(o), n.Status.NodeInfo.KubeletVersion}
+				info := n.Status.NodeInfo
+				return []any{name(o), status, "<none>", age(o), info.KubeletVersion, nodeAddress(n, "InternalIP"),
+					nodeAddress(n, "ExternalIP"), orUnknown(info.OSImage), orUnknown(info.KernelVersion),
+					orUnknown(info.ContainerRuntimeVersion)}
 			}
 	case "Service":
 		return []tableColumn{col("Name", "string", 0), col("Type", "string", 0), col("Cluster-IP", "string", 0),
@@ -213,6 +218,24 @@ func containersImages(cs []api.Container) (string, string) {
 		n, i = append(n, c.Name), append(i, c.Image)
 	}
 	return strings.Join(n, ","), strings.Join(i, ",")
+}
+
+// nodeAddress is the node's first address of type t, as kubectl's wide
+// node columns show it.
+func nodeAddress(n *api.Node, t string) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == t {
+			return a.Address
+		}
+	}
+	return "<none>"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "<unknown>"
+	}
+	return s
 }
 
 func orNone(s string) string {

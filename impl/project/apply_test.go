@@ -216,3 +216,38 @@ func setModelCIDR(o api.Object) {
 	n := o.(*api.Node)
 	n.Spec.PodCIDR, n.Spec.PodCIDRs = "127.100.1.0/24", []string{"127.100.1.0/24"}
 }
+
+// A pod that gets an address gets its node's address as hostIP, unless
+// it already has one; a node made from the model registers its address.
+func TestHostIPFollowsThePodRange(t *testing.T) {
+	uids := NewUIDs()
+	node, err := New(&model.Node{Meta: model.Meta{Name: "node-3"}, Index: 2}, nil, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := node.(*api.Node).Status.Addresses; len(a) == 0 || a[0] != (api.NodeAddress{Type: "InternalIP", Address: "127.100.2.1"}) {
+		t.Fatalf("node addresses %+v", a)
+	}
+	pod := &api.Pod{TypeMeta: api.TypeMeta{Kind: "Pod", APIVersion: "v1"}, ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	o, err := ToModel(pod, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := o.(*model.Pod)
+	mp.NodeName, mp.PodIP = "node-3", model.PodIP(2, 7)
+	out, err := Apply(pod, mp, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := out.(*api.Pod).Status; s.HostIP != "127.100.2.1" || len(s.HostIPs) != 1 || s.HostIPs[0].IP != "127.100.2.1" {
+		t.Fatalf("hostIP %q %v", s.HostIP, s.HostIPs)
+	}
+	pod.Status.HostIP = "10.0.0.9"
+	if out, err = Apply(pod, mp, uids); err != nil || out.(*api.Pod).Status.HostIP != "10.0.0.9" {
+		t.Fatalf("a set hostIP is kept: %v %v", out, err)
+	}
+	if hostIPOf("10.1.2.3") != "" || hostIPOf("nonsense") != "" {
+		t.Fatal("addresses outside the model's layout have no host")
+	}
+}

@@ -27,6 +27,11 @@ func nodeToModel(n *api.Node, m model.Meta) (*model.Node, error) {
 
 func newNode(o *model.Node) *api.Node {
 	n := &api.Node{TypeMeta: typeMeta(model.KindNode), ObjectMeta: objectMeta(model.KindNode, &o.Meta, nil)}
+	// What a kubelet registers with besides what the model carries: its
+	// address (the first one of its pod range, which pods never take) and
+	// its version, for kubectl get nodes -o wide and describe.
+	n.Status.Addresses = []api.NodeAddress{{Type: "InternalIP", Address: model.NodeIP(o.Index)}, {Type: "Hostname", Address: o.Name}}
+	n.Status.NodeInfo = api.NodeSystemInfo{KubeletVersion: api.Version, KubeProxyVersion: api.Version, OperatingSystem: "linux"}
 	applyNode(n, o)
 	return n
 }

@@ -18,7 +18,8 @@
 //     fields whose projection differs from o, so Apply(b, ToModel(b)) is
 //     deeply equal to b, and everything the model does not carry (uids,
 //     timestamps, annotations, ports, probes, other conditions, ...) is left
-//     as base has it. ToModel(Apply(b, o)) gives back o.
+//     as base has it; the one derived field is a pod's hostIP, set from its
+//     podIP when unset. ToModel(Apply(b, o)) gives back o.
 //   - UIDs numbers Kubernetes uids in first-seen order, 0 for "", and is safe
 //     for concurrent use.
 //   - Nothing panics on user input; problems come back as errors wrapping

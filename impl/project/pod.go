@@ -3,6 +3,7 @@ package project
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"strconv"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -61,7 +62,8 @@ func newPod(o *model.Pod, template api.Object) (*api.Pod, error) {
 
 // applyPod writes the spec fields the model carries and the status a
 // kubelet reports: phase, the Ready and ContainersReady conditions,
-// podIP/podIPs and the first container's status.
+// podIP/podIPs (with hostIP, derived from podIP, when it has none yet) and
+// the first container's status.
 func applyPod(p *api.Pod, o *model.Pod) {
 	setImage(&p.Spec, o.Image)
 	if !sameMap(p.Spec.NodeSelector, o.NodeSelector) {
@@ -89,6 +91,9 @@ func applyPod(p *api.Pod, o *model.Pod) {
 		p.Status.PodIPs = nil
 		if o.PodIP != "" {
 			p.Status.PodIPs = []api.PodIP{{IP: o.PodIP}}
+			if host := hostIPOf(o.PodIP); host != "" && p.Status.HostIP == "" {
+				p.Status.HostIP, p.Status.HostIPs = host, []api.HostIP{{IP: host}}
+			}
 		}
 	}
 	applyContainerStatus(p, o)
@@ -219,3 +224,15 @@ func formatMilli(m int) string {
 }
 
 func formatMiB(n int) string { return strconv.Itoa(n) + "Mi" }
+
+// hostIPOf is the address of the node whose pod range holds podIP
+// (model.NodeIP), or "" for an address outside the model's layout.
+func hostIPOf(podIP string) string {
+	a, err := netip.ParseAddr(podIP)
+	if err != nil || !a.Is4() || a.As4()[0] != 127 {
+		return ""
+	}
+	b := a.As4()
+	b[3] = 1
+	return netip.AddrFrom4(b).String()
+}
