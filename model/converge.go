@@ -135,7 +135,7 @@ func Converged(s *Snapshot) error {
 }
 
 func deploymentConverged(s *Snapshot, d *Deployment) error {
-	hash := TemplateHash(d.Image, d.PodLabels)
+	hash := TemplateHash(d.Image, d.PodLabels, d.Template)
 	var cur *ReplicaSet
 	for _, o := range s.List(KindReplicaSet) {
 		rs := o.(*ReplicaSet)
@@ -161,6 +161,13 @@ func deploymentConverged(s *Snapshot, d *Deployment) error {
 	}
 	if cur == nil {
 		return notConverged("deployment %s has no ReplicaSet for its template", d.Name)
+	}
+	// The current template is the newest rollout, as rollout history and
+	// undo assume.
+	for _, o := range s.List(KindReplicaSet) {
+		if rs := o.(*ReplicaSet); rs.Owner.UID == d.UID && rs != cur && rs.Revision >= cur.Revision {
+			return notConverged("replicaset %s has revision %d, not below current %s's %d", rs.Name, rs.Revision, cur.Name, cur.Revision)
+		}
 	}
 	r := d.Replicas
 	if d.Status != (DeploymentStatus{r, r, r, r}) || d.ObservedGeneration != d.Generation {

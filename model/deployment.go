@@ -32,7 +32,7 @@ func names(os []Obj) []string {
 // ownedReplicaSets returns the view's ReplicaSets controlled by d, the one for
 // d's current template (or nil) and the others, in name order.
 func ownedReplicaSets(c *Memory, d *Deployment) (cur *ReplicaSet, old []*ReplicaSet) {
-	hash := TemplateHash(d.Image, d.PodLabels)
+	hash := TemplateHash(d.Image, d.PodLabels, d.Template)
 	for _, o := range c.List(KindReplicaSet) {
 		rs := o.(*ReplicaSet)
 		if rs.Owner.UID != d.UID || rs.Deleting {
@@ -59,14 +59,15 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 	}
 	surge, unavailable := ResolveSurge(d.Replicas, d.MaxSurge, d.MaxUnavailable)
 	cur, old := ownedReplicaSets(c, d)
-	total := 0
+	total, maxOld := 0, 0
 	for _, rs := range old {
 		total += rs.Replicas
+		maxOld = max(maxOld, rs.Revision)
 	}
 	rev := int64(0)
 	switch {
 	case cur == nil:
-		hash := TemplateHash(d.Image, d.PodLabels)
+		hash := TemplateHash(d.Image, d.PodLabels, d.Template)
 		n := d.Replicas
 		if total > 0 {
 			n = max(0, min(d.Replicas, d.Replicas+surge-total))
@@ -77,9 +78,18 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 			Image:        d.Image,
 			PodLabels:    withHash(d.PodLabels, hash),
 			NodeSelector: d.NodeSelector,
+			Template:     d.Template,
 			Hash:         hash,
+			Revision:     maxOld + 1,
 		}
 		rev = t.Create(rs)
+	case cur.Revision <= maxOld:
+		// A template seen before is back (kubectl rollout undo): its
+		// ReplicaSet becomes the newest revision again, as upstream
+		// renumbers it, before any scaling.
+		next := cur.shallow().(*ReplicaSet)
+		next.Revision = maxOld + 1
+		rev = t.Update(VerbUpdate, cur, next)
 	case total == 0:
 		// Not rolling: just scale.
 		if cur.Replicas != d.Replicas {

@@ -14,8 +14,9 @@ import (
 const safeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
 // TemplateHash is the pod-template-hash of a pod template: a short, stable
-// digest of the image and the labels.
-func TemplateHash(image string, labels map[string]string) string {
+// digest of the image, the labels and the rest of the template (see
+// Deployment.Template; "" leaves the hash as image and labels give it).
+func TemplateHash(image string, labels map[string]string, template string) string {
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)
@@ -35,6 +36,10 @@ func TemplateHash(image string, labels map[string]string) string {
 	for _, k := range keys {
 		mix(k)
 		mix(labels[k])
+	}
+	if template != "" {
+		mix("\x00template")
+		mix(template)
 	}
 	out := make([]byte, 10)
 	for i := range out {

@@ -113,10 +113,15 @@ func ResolveSurge(replicas int, surge, unavailable IntOrPercent) (int, int) {
 // Deployment is apps/v1 Deployment, reduced to what the flow observes.
 type Deployment struct {
 	Meta
-	Replicas           int
-	Image              string
-	PodLabels          map[string]string // template labels, also the selector
-	NodeSelector       map[string]string
+	Replicas     int
+	Image        string
+	PodLabels    map[string]string // template labels, also the selector
+	NodeSelector map[string]string
+	// Template stands for what the pod template holds beyond the fields
+	// above (env, ports, probes, annotations such as kubectl rollout
+	// restart's): an opaque digest, "" for nothing more. It is part of the
+	// template's identity, so changing it rolls out a new ReplicaSet.
+	Template           string
 	MaxSurge           IntOrPercent
 	MaxUnavailable     IntOrPercent
 	Generation         int64
@@ -139,8 +144,13 @@ type ReplicaSet struct {
 	Image        string
 	PodLabels    map[string]string // includes pod-template-hash
 	NodeSelector map[string]string
+	Template     string // as Deployment.Template
 	Hash         string
-	Status       ReplicaSetStatus
+	// Revision numbers the rollouts of the owning Deployment
+	// (deployment.kubernetes.io/revision): kubectl rollout history lists
+	// it and rollout undo goes back by it. 0: none yet.
+	Revision int
+	Status   ReplicaSetStatus
 }
 
 type ReplicaSetStatus struct {

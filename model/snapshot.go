@@ -92,6 +92,7 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		add("spec.template.image", x.Image)
 		add("spec.template.labels", x.PodLabels)
 		add("spec.template.nodeSelector", x.NodeSelector)
+		add("spec.template.rest", x.Template)
 		add("spec.strategy", x.MaxSurge.String()+"/"+x.MaxUnavailable.String())
 		add("status.observedGeneration", x.ObservedGeneration)
 		add("status.replicas", x.Status.Replicas)
@@ -99,10 +100,12 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		add("status.readyReplicas", x.Status.ReadyReplicas)
 		add("status.availableReplicas", x.Status.AvailableReplicas)
 	case *ReplicaSet:
+		add("metadata.revision", x.Revision)
 		always("spec.replicas", x.Replicas)
 		add("spec.template.image", x.Image)
 		add("spec.template.labels", x.PodLabels)
 		add("spec.template.nodeSelector", x.NodeSelector)
+		add("spec.template.rest", x.Template)
 		add("status.replicas", x.Status.Replicas)
 		add("status.readyReplicas", x.Status.ReadyReplicas)
 	case *Pod:

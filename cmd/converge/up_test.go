@@ -162,6 +162,26 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		t.Fatalf("after set image: %s", out)
 	}
 
+	// Every template change rolls out and is numbered: restart and set env
+	// too; undo goes back to the previous template and renumbers it.
+	kubectl(t, kc, "rollout", "restart", "deployment/myapp")
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	kubectl(t, kc, "set", "env", "deployment/myapp", "GREETING=hi")
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	if out := kubectl(t, kc, "rollout", "history", "deployment/myapp"); !regexp.MustCompile(`(?m)^1 .*\n2 .*\n3 .*\n4 `).MatchString(out) {
+		t.Fatalf("rollout history after image, restart and env changes:\n%s", out)
+	}
+	if out := kubectl(t, kc, "rollout", "undo", "deployment/myapp"); !strings.Contains(out, "rolled back") {
+		t.Fatalf("rollout undo: %s", out)
+	}
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	if out := kubectl(t, kc, "get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].env}"); strings.Contains(out, "GREETING") {
+		t.Fatalf("after undo the pods still have the env var: %s", out)
+	}
+	if out := kubectl(t, kc, "rollout", "history", "deployment/myapp"); !regexp.MustCompile(`(?m)^1 .*\n2 .*\n4 .*\n5 `).MatchString(out) {
+		t.Fatalf("rollout history after undo (revision 3 comes back as 5):\n%s", out)
+	}
+
 	// apply again after an edit.
 	edited := filepath.Join(dir, "my-app.yaml")
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "my-app.yaml"))

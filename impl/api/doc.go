@@ -26,8 +26,8 @@
 //   - DecodeManifests and Decode never panic, are strict (unknown or
 //     duplicate fields are errors), and report problems as 400 BadRequest
 //     naming the document number and line. Marshal never mutates its input.
-//   - Names are deterministic: PodTemplateHash is the model's TemplateHash
-//     of the first image and the template labels.
+//   - Names are deterministic: the pod-template-hash label holds the
+//     model's hash of the template (impl/project.TemplateHash).
 //   - DeepCopy shares no memory with its input.
 //
 // Sentinel errors (ErrInvalidQuantity, ErrInvalidSelector,

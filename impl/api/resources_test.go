@@ -4,7 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/converge-dev/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -156,20 +155,4 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	lc.Items[0].Spec.Containers[0].Image = "changed"
 	assert.Equal(t, "nginx:1.27", list.Items[0].Spec.Containers[0].Image)
 	assert.Nil(t, DeepCopy((*Pod)(nil)))
-}
-
-func TestPodTemplateHash(t *testing.T) {
-	tmpl := validDeployment().Spec.Template
-	h := PodTemplateHash(tmpl)
-	assert.Equal(t, model.TemplateHash("nginx:1.27", map[string]string{"app": "myapp"}), h)
-
-	withHash := DeepCopy(tmpl)
-	withHash.Labels[PodTemplateHashLabel] = h
-	assert.Equal(t, h, PodTemplateHash(withHash), "the hash label itself is ignored")
-	assert.Len(t, tmpl.Labels, 1, "the input is not modified")
-
-	other := DeepCopy(tmpl)
-	other.Spec.Containers[0].Image = "nginx:1.28"
-	assert.NotEqual(t, h, PodTemplateHash(other))
-	assert.Equal(t, model.TemplateHash("", nil), PodTemplateHash(PodTemplateSpec{}))
 }

@@ -29,6 +29,12 @@
 // Limits of the mapping (documented, not hidden):
 //   - A node's podCIDR must be a model pod range (127.<100+i/250>.<i%250>.0/24);
 //     other ranges do not project (ErrUnsupported).
+//   - A pod template's Template (template.go) is a digest: ToModel reads it
+//     and New and Apply keep the owner's template, but the model cannot
+//     render one. New of a Deployment with a Template is ErrUnsupported,
+//     Apply of "" resets the template to the bare one, and a ReplicaSet
+//     whose owner's template no longer digests to its Template is
+//     ErrMismatch.
 //   - A Recreate Deployment projects as RollingUpdate maxSurge 0,
 //     maxUnavailable 100%, the nearest strategy the model has.
 //   - Endpoints with no ready addresses have no subset (Kubernetes requires

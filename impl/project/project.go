@@ -144,7 +144,7 @@ func New(o model.Obj, template api.Object, uids *UIDs) (api.Object, error) {
 	var err error
 	switch x := o.(type) {
 	case *model.Deployment:
-		obj = newDeployment(x)
+		obj, err = newDeployment(x)
 	case *model.ReplicaSet:
 		obj, err = newReplicaSet(x, template)
 	case *model.Pod:

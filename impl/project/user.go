@@ -44,7 +44,8 @@ func DeploymentFor(name, image string, replicas int, surge, unavailable *model.I
 	if unavailable != nil {
 		d.MaxUnavailable = *unavailable
 	}
-	return newDeployment(d)
+	out, _ := newDeployment(d) // Template is "": always renderable
+	return out
 }
 
 // ServiceFor is the Service apply-service creates: labelled app=<name>,

@@ -30,6 +30,7 @@ func deploymentToModel(d *api.Deployment, m model.Meta) (*model.Deployment, erro
 		Image:              imageOf(&d.Spec.Template.Spec),
 		PodLabels:          cloneMap(d.Spec.Template.Labels),
 		NodeSelector:       cloneMap(d.Spec.Template.Spec.NodeSelector),
+		Template:           templateDigest(d.Spec.Template),
 		MaxSurge:           surge,
 		MaxUnavailable:     unavailable,
 		Generation:         d.Generation,
@@ -43,7 +44,10 @@ func deploymentToModel(d *api.Deployment, m model.Meta) (*model.Deployment, erro
 	}, nil
 }
 
-func newDeployment(o *model.Deployment) *api.Deployment {
+func newDeployment(o *model.Deployment) (*api.Deployment, error) {
+	if o.Template != "" {
+		return nil, fmt.Errorf("%w: Deployment %s: the model cannot render pod template %q, only read it", ErrUnsupported, o.Name, o.Template)
+	}
 	d := &api.Deployment{
 		TypeMeta:   typeMeta(model.KindDeployment),
 		ObjectMeta: objectMeta(model.KindDeployment, &o.Meta, nil),
@@ -55,14 +59,14 @@ func newDeployment(o *model.Deployment) *api.Deployment {
 		},
 	}
 	applyDeployment(d, o)
-	return d
+	return d, nil
 }
 
 func applyDeployment(d *api.Deployment, o *model.Deployment) {
 	if replicasOf(d.Spec.Replicas) != o.Replicas {
 		d.Spec.Replicas = ptr(i32(o.Replicas))
 	}
-	applyTemplate(&d.Spec.Template, o.Image, o.PodLabels, o.NodeSelector)
+	applyTemplate(&d.Spec.Template, o.Image, o.PodLabels, o.NodeSelector, o.Template)
 	if s, u, err := strategyToModel(d.Spec.Strategy); err != nil || s != o.MaxSurge || u != o.MaxUnavailable {
 		d.Spec.Strategy = rollingUpdate(o.MaxSurge, o.MaxUnavailable)
 	}
@@ -87,7 +91,9 @@ func replicaSetToModel(rs *api.ReplicaSet, m model.Meta) *model.ReplicaSet {
 		Image:        imageOf(&rs.Spec.Template.Spec),
 		PodLabels:    cloneMap(rs.Spec.Template.Labels),
 		NodeSelector: cloneMap(rs.Spec.Template.Spec.NodeSelector),
+		Template:     templateDigest(rs.Spec.Template),
 		Hash:         rs.Spec.Template.Labels[api.PodTemplateHashLabel],
+		Revision:     revisionOf(&rs.ObjectMeta),
 		Status: model.ReplicaSetStatus{
 			Replicas:      int(rs.Status.Replicas),
 			ReadyReplicas: int(rs.Status.ReadyReplicas),
@@ -104,6 +110,11 @@ func newReplicaSet(o *model.ReplicaSet, template api.Object) (*api.ReplicaSet, e
 	if err != nil {
 		return nil, err
 	}
+	if got := templateDigest(t); got != o.Template {
+		// The owner's template moved on since the model decided: refuse
+		// rather than stamp a ReplicaSet whose content its name denies.
+		return nil, fmt.Errorf("%w: ReplicaSet %s is for pod template %q, the owner's is %q", ErrMismatch, o.Name, o.Template, got)
+	}
 	rs := &api.ReplicaSet{
 		TypeMeta:   typeMeta(model.KindReplicaSet),
 		ObjectMeta: objectMeta(model.KindReplicaSet, &o.Meta, template),
@@ -112,6 +123,9 @@ func newReplicaSet(o *model.ReplicaSet, template api.Object) (*api.ReplicaSet, e
 			Selector: &api.LabelSelector{MatchLabels: cloneMap(o.PodLabels)},
 			Template: t,
 		},
+	}
+	if d, ok := template.(*api.Deployment); ok && d != nil && d.Annotations[changeCauseAnnotation] != "" {
+		rs.Annotations = map[string]string{changeCauseAnnotation: d.Annotations[changeCauseAnnotation]}
 	}
 	applyReplicaSet(rs, o)
 	return rs, nil
@@ -123,7 +137,8 @@ func applyReplicaSet(rs *api.ReplicaSet, o *model.ReplicaSet) {
 	if replicasOf(rs.Spec.Replicas) != o.Replicas {
 		rs.Spec.Replicas = ptr(i32(o.Replicas))
 	}
-	applyTemplate(&rs.Spec.Template, o.Image, o.PodLabels, o.NodeSelector)
+	setRevision(&rs.ObjectMeta, o.Revision)
+	applyTemplate(&rs.Spec.Template, o.Image, o.PodLabels, o.NodeSelector, o.Template)
 	setCount(&rs.Status.Replicas, o.Status.Replicas)
 	setCount(&rs.Status.ReadyReplicas, o.Status.ReadyReplicas)
 }
@@ -152,8 +167,13 @@ func cleanTemplate(t api.PodTemplateSpec) api.PodTemplateSpec {
 	return t
 }
 
-// applyTemplate writes the model's view of a pod template.
-func applyTemplate(t *api.PodTemplateSpec, image string, labels, nodeSelector map[string]string) {
+// applyTemplate writes the model's view of a pod template. The rest of the
+// template is only read, never rendered: a model that wants it gone ("")
+// gets the bare template, any other digest leaves it as it is.
+func applyTemplate(t *api.PodTemplateSpec, image string, labels, nodeSelector map[string]string, rest string) {
+	if rest == "" && templateDigest(*t) != "" {
+		*t = api.PodTemplateSpec{Spec: api.PodSpec{Containers: []api.Container{{Name: containerName(image)}}}}
+	}
 	setImage(&t.Spec, image)
 	if !sameMap(t.Labels, labels) {
 		t.Labels = cloneMap(labels)

@@ -43,7 +43,7 @@ func (s *surgeBlind) Reconcile(ctx context.Context, req controller.Request) (con
 		return controller.Result{}, err
 	}
 	d := md.(*model.Deployment)
-	hash := model.TemplateHash(d.Image, d.PodLabels)
+	hash := model.TemplateHash(d.Image, d.PodLabels, d.Template)
 	var cur *owned
 	var old []owned
 	for _, o := range s.sets.List() {
@@ -61,6 +61,10 @@ func (s *surgeBlind) Reconcile(ctx context.Context, req controller.Request) (con
 			old = append(old, owned{o.(*api.ReplicaSet), rs})
 		}
 	}
+	maxOld := 0
+	for _, o := range old {
+		maxOld = max(maxOld, o.rs.Revision)
+	}
 	switch {
 	case cur == nil:
 		labels := maps.Clone(d.PodLabels)
@@ -71,11 +75,20 @@ func (s *surgeBlind) Reconcile(ctx context.Context, req controller.Request) (con
 		rs := &model.ReplicaSet{
 			Meta:     model.Meta{Name: model.ReplicaSetName(d.Name, hash), Labels: labels, Owner: model.Owner{Kind: model.KindDeployment, Name: d.Name, UID: d.UID}},
 			Replicas: d.Replicas, // the bug: maxSurge says how many may be added at once
-			Image:    d.Image, PodLabels: labels, NodeSelector: d.NodeSelector, Hash: hash,
+			Image:    d.Image, PodLabels: labels, NodeSelector: d.NodeSelector, Template: d.Template, Hash: hash,
+			Revision: maxOld + 1,
 		}
 		created, err := project.New(rs, obj, s.uids)
 		if err == nil {
 			_, err = s.client.Create(ctx, created)
+		}
+		return controller.Result{}, err
+	case cur.rs.Revision <= maxOld:
+		next := *cur.rs
+		next.Revision = maxOld + 1
+		upd, err := project.Apply(cur.obj, &next, s.uids)
+		if err == nil {
+			_, err = s.client.Update(ctx, upd)
 		}
 		return controller.Result{}, err
 	case cur.rs.Replicas != d.Replicas:
