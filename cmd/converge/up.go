@@ -35,8 +35,8 @@ func init() {
 type upFlags struct {
 	dataDir, listen, kubeconfig, endpoints, tokenFile, rulesFile string
 	nodes                                                        int
-	anonymous, quiet                                             bool
-	tick                                                         time.Duration
+	anonymous, quiet, events                                     bool
+	tick, eventTTL                                               time.Duration
 	// runtime is fake or containerd; containerdAddress an existing
 	// daemon's socket (default: a private daemon in DATA-DIR/containerd);
 	// imports are image archives loaded into it at start.
@@ -59,6 +59,8 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.anonymous, "anonymous", false, "let unauthenticated requests in as system:anonymous")
 	fs.BoolVar(&f.quiet, "quiet", false, "do not print the flow")
 	fs.DurationVar(&f.tick, "tick", time.Second, "heartbeat period (the logical clock's tick)")
+	fs.BoolVar(&f.events, "events", true, "report what the components do as Events (kubectl describe, kubectl get events)")
+	fs.DurationVar(&f.eventTTL, "event-ttl", cluster.DefaultEventTTL, "how long an Event is kept")
 	fs.StringVar(&f.runtime, "runtime", "fake", "the nodes' container runtime: fake (in memory) or containerd (real containers; root)")
 	fs.StringVar(&f.containerdAddress, "containerd-address", "", "with --runtime containerd: the socket of a running containerd (default: start a private one in DATA-DIR/containerd)")
 	fs.Func("import", "with --runtime containerd: an image archive (OCI or docker) to import at start; repeatable", func(s string) error {
@@ -70,6 +72,9 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.nodes < 0 || f.nodes > 250 {
 		return usageError("--nodes must be between 0 and 250")
+	}
+	if f.eventTTL <= 0 {
+		return usageError("--event-ttl must be positive")
 	}
 	if err := f.checkRuntime(); err != nil {
 		return err
@@ -133,7 +138,8 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 		return err
 	}
 	defer m.close()
-	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine, Runtime: m.runtime()})
+	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine, Runtime: m.runtime(),
+		Events: f.events, EventTTL: f.eventTTL})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ const kubectlBin = "/usr/bin/kubectl"
 // stop is called.
 func startUp(t *testing.T, dataDir string) (kubeconfig string, stop func()) {
 	t.Helper()
-	return startUpWith(t, upFlags{dataDir: dataDir, listen: "127.0.0.1:0", nodes: 3, tick: 200 * time.Millisecond, quiet: true})
+	return startUpWith(t, upFlags{dataDir: dataDir, listen: "127.0.0.1:0", nodes: 3, tick: 200 * time.Millisecond, quiet: true, events: true})
 }
 
 // startUpWith runs `converge up` with f until the returned stop is called.
@@ -117,6 +117,19 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	}
 	if out := kubectl(t, kc, "get", "pods", "-o", "wide"); strings.Count(out, "Running") != 3 {
 		t.Fatalf("get pods -o wide:\n%s", out)
+	}
+	// What the components did is there as Events, about the right objects.
+	if out := kubectl(t, kc, "get", "events"); !strings.Contains(out, "ScalingReplicaSet") || !strings.Contains(out, "deployment/myapp") ||
+		!strings.Contains(out, "Scheduled") || !strings.Contains(out, "Started") {
+		t.Fatalf("get events:\n%s", out)
+	}
+	if out := kubectl(t, kc, "describe", "deployment", "myapp"); !regexp.MustCompile(`(?m)^Events:\n(?s:.*)Normal +ScalingReplicaSet +\S+ +deployment-controller +Scaled up replica set myapp-\w+ from 0 to 3`).MatchString(out) {
+		t.Fatalf("describe deployment shows no scaling event:\n%s", out)
+	}
+	pod := strings.TrimSpace(kubectl(t, kc, "get", "pods", "-o", "jsonpath={.items[0].metadata.name}"))
+	if out := kubectl(t, kc, "describe", "pod", pod); !strings.Contains(out, "Successfully assigned default/"+pod+" to node-") ||
+		!strings.Contains(out, "Started container nginx") || strings.Contains(out, "SuccessfulCreate") {
+		t.Fatalf("describe pod %s shows not just its own events:\n%s", pod, out)
 	}
 	// A pause is refused, not ignored: the controllers cannot honour it.
 	if out := kubectlFails(t, kc, "rollout", "pause", "deployment/myapp"); !strings.Contains(out, "spec.paused: Forbidden") {

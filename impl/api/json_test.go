@@ -193,3 +193,21 @@ func TestMarshalFillsTypeMetaWithoutMutating(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(y), "kind: Namespace\n")
 }
+
+// MicroTime always writes six fractional digits, which kubectl requires of
+// eventTime, and reads any RFC 3339 fraction.
+func TestMicroTimeJSON(t *testing.T) {
+	b, err := json.Marshal(MicroTime{})
+	require.NoError(t, err)
+	assert.Equal(t, "null", string(b))
+	mt := NewMicroTime(time.Date(2024, 5, 1, 12, 0, 0, 1_500, time.UTC))
+	b, err = json.Marshal(mt)
+	require.NoError(t, err)
+	assert.Equal(t, `"2024-05-01T12:00:00.000001Z"`, string(b))
+	var back MicroTime
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.True(t, back.Equal(mt.Time))
+	require.NoError(t, json.Unmarshal([]byte(`"2024-05-01T12:00:00Z"`), &back))
+	assert.Equal(t, 0, back.Nanosecond())
+	assert.Error(t, json.Unmarshal([]byte(`"soon"`), &back))
+}

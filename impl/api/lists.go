@@ -71,6 +71,12 @@ func (l *NamespaceList) SetItems(objs []Object) (err error) {
 	return err
 }
 
+func (l *EventList) GetItems() []Object { return itemPointers[Event](l.Items) }
+func (l *EventList) SetItems(objs []Object) (err error) {
+	l.Items, err = itemValues[Event](objs)
+	return err
+}
+
 // Compile-time checks that every kind and list satisfies the generic
 // interfaces.
 var (

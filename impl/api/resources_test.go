@@ -21,6 +21,7 @@ func TestResourceTable(t *testing.T) {
 		{"services", "Service", "ServiceList", "", "svc", true, []string{"status"}},
 		{"endpoints", "Endpoints", "EndpointsList", "", "ep", true, nil},
 		{"namespaces", "Namespace", "NamespaceList", "", "ns", false, []string{"status"}},
+		{"events", "Event", "EventList", "", "ev", true, nil},
 	} {
 		r, ok := LookupResource(tc.resource)
 		require.True(t, ok, tc.resource)
@@ -85,7 +86,7 @@ func TestResourceTableIsNotShared(t *testing.T) {
 	again := mustLookup(t, "deployments")
 	assert.Equal(t, []string{"deploy"}, again.ShortNames)
 	assert.Equal(t, "get", again.Subresources[0].Verbs[0])
-	assert.Len(t, Resources(), 8)
+	assert.Len(t, Resources(), 9)
 }
 
 func TestResolveResource(t *testing.T) {
@@ -93,6 +94,7 @@ func TestResolveResource(t *testing.T) {
 		"deploy": "deployments", "Deployment": "deployments", "deployments.apps": "deployments",
 		"PO": "pods", "pod": "pods", "svc": "services", "ep": "endpoints", "endpoints": "endpoints",
 		"no": "nodes", "ns": "namespaces", "rs": "replicasets",
+		"ev": "events", "event": "events", "Event": "events",
 	} {
 		r, ok := ResolveResource(in)
 		require.True(t, ok, in)

@@ -60,3 +60,50 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 
 // Equal compares instants, ignoring location.
 func (t Time) Equal(o Time) bool { return t.Time.Equal(o.Time) }
+
+// MicroTime is a timestamp with microsecond precision (Event.eventTime),
+// which kubectl parses only in its fixed six-digit form.
+type MicroTime struct {
+	time.Time
+}
+
+// microFormat is RFC 3339 with exactly six fractional digits.
+const microFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+// NewMicroTime truncates t to the microsecond, in UTC.
+func NewMicroTime(t time.Time) MicroTime {
+	if t.IsZero() {
+		return MicroTime{}
+	}
+	return MicroTime{t.UTC().Truncate(time.Microsecond)}
+}
+
+// MarshalJSON writes null for the zero time.
+func (t MicroTime) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + t.UTC().Format(microFormat) + `"`), nil
+}
+
+// UnmarshalJSON accepts null, "" and RFC 3339 strings with any fraction.
+func (t *MicroTime) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("api: time must be an RFC 3339 string: %w", err)
+	}
+	if s == "" {
+		t.Time = time.Time{}
+		return nil
+	}
+	p, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("api: time %q is not RFC 3339: %w", s, err)
+	}
+	*t = NewMicroTime(p)
+	return nil
+}

@@ -84,6 +84,9 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		validateEndpointSubsets(e, o.Subsets, "subsets")
 	case *Namespace:
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Label)
+	case *Event:
+		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateEvent(e, o)
 	case *Binding:
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
 		validateBinding(e, o)

@@ -21,6 +21,16 @@ func TestValidObjectsPass(t *testing.T) {
 		&Binding{ObjectMeta: ObjectMeta{Name: "web-0", Namespace: "default"}, Target: ObjectReference{Kind: "Node", Name: "node-1"}},
 		&Scale{ObjectMeta: ObjectMeta{Name: "myapp", Namespace: "default"}, Spec: ScaleSpec{Replicas: 0}},
 		&Pod{ObjectMeta: ObjectMeta{GenerateName: "myapp-7d9f-", Namespace: "default"}, Spec: validPod().Spec},
+		validEvent(), validNewEvent(),
+		// A node's events live in "default" and name no namespace.
+		&Event{ObjectMeta: ObjectMeta{Name: "node-1.17a2b3c4d5e6f708", Namespace: "default"},
+			InvolvedObject: ObjectReference{Kind: "Node", Name: "node-1", UID: "node-1"}, Reason: "NodeReady"},
+		func() *Event {
+			e := validNewEvent()
+			e.Namespace = "kube-system"
+			e.InvolvedObject.Namespace = ""
+			return e
+		}(),
 	} {
 		assert.NoError(t, Validate(obj), "%T", obj)
 	}
@@ -39,6 +49,8 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 	svc := func(mut func(s *Service)) Object { s := validService(); mut(s); return s }
 	node := func(mut func(n *Node)) Object { n := validNode(); mut(n); return n }
 	rs := func(mut func(r *ReplicaSet)) Object { r := validReplicaSet(); mut(r); return r }
+	ev := func(mut func(e *Event)) Object { e := validEvent(); mut(e); return e }
+	newEv := func(mut func(e *Event)) Object { e := validNewEvent(); mut(e); return e }
 	const (
 		invalid   = CauseTypeFieldValueInvalid
 		required  = CauseTypeFieldValueRequired
@@ -157,6 +169,25 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 		{"binding to a pod", &Binding{ObjectMeta: ObjectMeta{Name: "web-0", Namespace: "default"},
 			Target: ObjectReference{Kind: "Pod", Name: "x"}}, "target.kind", notSupp},
 		{"scale negative", &Scale{ObjectMeta: ObjectMeta{Name: "m", Namespace: "default"}, Spec: ScaleSpec{Replicas: -1}}, "spec.replicas", invalid},
+		{"event name uppercase", ev(func(e *Event) { e.Name = "Web-0.abc" }), "metadata.name", invalid},
+		{"event without namespace", ev(func(e *Event) { e.Namespace = "" }), "metadata.namespace", required},
+		{"event namespace differs from its object's", ev(func(e *Event) { e.InvolvedObject.Namespace = "team" }),
+			"involvedObject.namespace", invalid},
+		{"node event outside default", ev(func(e *Event) { e.Namespace = "team"; e.InvolvedObject = ObjectReference{Kind: "Node", Name: "n1"} }),
+			"involvedObject.namespace", invalid},
+		{"legacy node event in kube-system", ev(func(e *Event) {
+			e.Namespace = "kube-system"
+			e.InvolvedObject = ObjectReference{Kind: "Node", Name: "n1"}
+		}), "involvedObject.namespace", invalid},
+		{"event type Error", ev(func(e *Event) { e.Type = "Error" }), "type", notSupp},
+		{"new event without reportingComponent", newEv(func(e *Event) { e.ReportingController = "" }), "reportingComponent", required},
+		{"new event bad reportingComponent", newEv(func(e *Event) { e.ReportingController = "-sched" }), "reportingComponent", invalid},
+		{"new event without reportingInstance", newEv(func(e *Event) { e.ReportingInstance = "" }), "reportingInstance", required},
+		{"new event without action", newEv(func(e *Event) { e.Action = "" }), "action", required},
+		{"new event without reason", newEv(func(e *Event) { e.Reason = "" }), "reason", required},
+		{"new event reason too long", newEv(func(e *Event) { e.Reason = strings.Repeat("r", 129) }), "reason", invalid},
+		{"new event message too long", newEv(func(e *Event) { e.Message = strings.Repeat("m", 1025) }), "message", invalid},
+		{"new event action too long", newEv(func(e *Event) { e.Action = strings.Repeat("a", 129) }), "action", invalid},
 		{"two controllers", dep(func(d *Deployment) {
 			yes := true
 			d.OwnerReferences = []OwnerReference{

@@ -68,6 +68,7 @@ func extOf(f jsonField) fieldExt { return fieldExts[f.owner.Name()+"."+f.name] }
 
 var (
 	timeType         = reflect.TypeFor[api.Time]()
+	microTimeType    = reflect.TypeFor[api.MicroTime]()
 	intOrStringType  = reflect.TypeFor[api.IntOrString]()
 	rawType          = reflect.TypeFor[json.RawMessage]()
 	resourceListType = reflect.TypeFor[api.ResourceList]()
@@ -77,7 +78,7 @@ var (
 var metaTypes = map[string]bool{
 	"ObjectMeta": true, "ListMeta": true, "OwnerReference": true, "ManagedFieldsEntry": true,
 	"LabelSelector": true, "LabelSelectorRequirement": true, "Status": true, "StatusDetails": true,
-	"StatusCause": true, "DeleteOptions": true, "Preconditions": true, "Time": true, "WatchEvent": true,
+	"StatusCause": true, "DeleteOptions": true, "Preconditions": true, "Time": true, "MicroTime": true, "WatchEvent": true,
 }
 
 // componentName is Kubernetes' schema name for a Go type of impl/api.
@@ -117,7 +118,7 @@ func (g *schemaGen) schemaFor(t reflect.Type) map[string]any {
 		t = t.Elem()
 	}
 	switch t {
-	case timeType:
+	case timeType, microTimeType:
 		return g.named(t, func() map[string]any { return map[string]any{"type": "string", "format": "date-time"} })
 	case intOrStringType:
 		return g.named(t, func() map[string]any {

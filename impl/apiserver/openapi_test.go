@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -82,7 +83,7 @@ func TestOpenAPIKindsAndExtensions(t *testing.T) {
 	want := map[string][]string{
 		"v1": {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodList", "io.k8s.api.core.v1.Node",
 			"io.k8s.api.core.v1.Service", "io.k8s.api.core.v1.Endpoints", "io.k8s.api.core.v1.Namespace",
-			"io.k8s.api.core.v1.Binding"},
+			"io.k8s.api.core.v1.Binding", "io.k8s.api.core.v1.Event", "io.k8s.api.core.v1.EventList"},
 		"apps/v1":        {"io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.DeploymentList", "io.k8s.api.apps.v1.ReplicaSet", "io.k8s.api.autoscaling.v1.Scale"},
 		"autoscaling/v1": {"io.k8s.api.autoscaling.v1.Scale"},
 	}
@@ -259,6 +260,12 @@ func TestOpenAPISchemaRoundTrip(t *testing.T) {
 	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: dep.Spec.Template.Spec,
 		Status: api.PodStatus{Phase: api.PodRunning, PodIPs: []api.PodIP{{IP: "10.0.0.1"}}}}
 	node := &api.Node{ObjectMeta: api.ObjectMeta{Name: "n"}, Status: api.NodeStatus{Capacity: api.ResourceList{"cpu": "4"}}}
+	at := api.NewMicroTime(time.Unix(7, 0))
+	event := &api.Event{ObjectMeta: api.ObjectMeta{Name: "p.1", Namespace: "default"},
+		InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u", FieldPath: "spec.containers{c}"},
+		Reason:         "Pulled", Message: "pulled", Type: api.EventTypeNormal, Count: 2, EventTime: &at,
+		Source: api.EventSource{Component: "kubelet", Host: "n"}, FirstTimestamp: api.Unix(5), LastTimestamp: api.Unix(6),
+		Action: "Pull", ReportingController: "kubelet", ReportingInstance: "n"}
 	for _, c := range []struct {
 		gv, kind string
 		obj      any
@@ -271,6 +278,8 @@ func TestOpenAPISchemaRoundTrip(t *testing.T) {
 		{"v1", "io.k8s.api.core.v1.Node", node},
 		{"v1", "io.k8s.api.core.v1.Endpoints", &api.Endpoints{Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "1.2.3.4"}}}}}},
 		{"v1", "io.k8s.api.core.v1.Binding", &api.Binding{Target: api.ObjectReference{Kind: "Node", Name: "n"}}},
+		{"v1", "io.k8s.api.core.v1.Event", event},
+		{"v1", "io.k8s.api.core.v1.EventList", &api.EventList{Items: []api.Event{*event}}},
 		{"v1", "io.k8s.apimachinery.pkg.apis.meta.v1.Status", &api.NewNotFound(api.GroupResource{Resource: "pods"}, "x").Status},
 	} {
 		if errs := validateAgainst(t, c.gv, c.kind, c.obj); len(errs) > 0 {
@@ -287,6 +296,50 @@ func TestOpenAPISchemaRoundTrip(t *testing.T) {
 	for _, w := range []string{".spec.replicas: want number", "unknown field replicaz", "missing required selector", "missing required name"} {
 		if !strings.Contains(errs, w) {
 			t.Errorf("validator missed %q: %s", w, errs)
+		}
+	}
+}
+
+// kubectl explain events and kubectl's client-side validation of an Event
+// read these: the kind, its paths, and the fields named as core/v1 names
+// them.
+func TestOpenAPIDescribesEvents(t *testing.T) {
+	d := loadDoc(t, "v1")
+	ev := d.Components.Schemas["io.k8s.api.core.v1.Event"]
+	gvks, _ := ev["x-kubernetes-group-version-kind"].([]any)
+	if len(gvks) != 1 || fmt.Sprint(gvks[0]) != "map[group: kind:Event version:v1]" {
+		t.Fatalf("Event gvk %v", gvks)
+	}
+	props, _ := ev["properties"].(map[string]any)
+	for _, f := range []string{"apiVersion", "kind", "metadata", "involvedObject", "reason", "message", "source",
+		"firstTimestamp", "lastTimestamp", "count", "type", "eventTime", "action", "reportingComponent", "reportingInstance"} {
+		if props[f] == nil {
+			t.Errorf("Event has no property %s", f)
+		}
+	}
+	if req := fmt.Sprint(ev["required"]); req != "[involvedObject]" {
+		t.Errorf("Event required %s, want [involvedObject]", req)
+	}
+	if _, ok := d.Components.Schemas["io.k8s.api.core.v1.EventSource"]; !ok {
+		t.Error("no EventSource schema")
+	}
+	for _, p := range []string{"/api/v1/namespaces/{namespace}/events", "/api/v1/namespaces/{namespace}/events/{name}"} {
+		if d.Paths[p] == nil {
+			t.Errorf("no path %s", p)
+		}
+	}
+	post, _ := d.Paths["/api/v1/namespaces/{namespace}/events"]["post"].(map[string]any)
+	if fmt.Sprint(post["x-kubernetes-group-version-kind"]) != "map[group: kind:Event version:v1]" {
+		t.Errorf("events POST: %v", post)
+	}
+	var bad any
+	dec := json.NewDecoder(strings.NewReader(`{"involvedObject":{"kind":"Pod","colour":"red"},"count":"3"}`))
+	dec.UseNumber()
+	_ = dec.Decode(&bad)
+	errs := strings.Join(validateSchema(d.Components.Schemas, ev, bad, ""), "; ")
+	for _, w := range []string{"unknown field colour", ".count: want number"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("Event schema let %q through: %s", w, errs)
 		}
 	}
 }

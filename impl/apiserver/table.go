@@ -200,6 +200,8 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 	case "Namespace":
 		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Age", "string", 0)},
 			func(o api.Object) []any { return []any{name(o), o.(*api.Namespace).Status.Phase, age(o)} }
+	case "Event":
+		return eventColumns, func(o api.Object) []any { return eventCells(o.(*api.Event)) }
 	}
 	return []tableColumn{col("Name", "string", 0), col("Age", "string", 0)},
 		func(o api.Object) []any { return []any{name(o), age(o)} }
@@ -247,8 +249,10 @@ func orNone(s string) string {
 
 // age renders the time since creation as kubectl does ("45s", "3m12s",
 // "5h", "2d3h").
-func age(o api.Object) string {
-	ts := o.GetObjectMeta().CreationTimestamp
+func age(o api.Object) string { return since(o.GetObjectMeta().CreationTimestamp) }
+
+// since is the time elapsed since ts, or "<unknown>" for an unset ts.
+func since(ts api.Time) string {
 	if ts.IsZero() {
 		return "<unknown>"
 	}
@@ -287,4 +291,56 @@ func humanDuration(d time.Duration) string {
 		return fmt.Sprintf("%dd", days)
 	}
 	return fmt.Sprintf("%dy", days/365)
+}
+
+// eventColumns are kube-apiserver's event columns; the cells come in the
+// same order, the priority 1 ones for -o wide.
+var eventColumns = []tableColumn{col("Last Seen", "string", 0), col("Type", "string", 0), col("Reason", "string", 0),
+	col("Object", "string", 0), col("Subobject", "string", 1), col("Source", "string", 1), col("Message", "string", 0),
+	col("First Seen", "string", 1), col("Count", "string", 1), col("Name", "string", 1)}
+
+// eventCells follows Kubernetes' printEvent: first seen is firstTimestamp,
+// else eventTime; last seen is lastTimestamp, else first seen; a count of
+// 0 (events recorded through the newer API) is 1. Unlike Kubernetes, an
+// event with none of those times falls back to its creationTimestamp
+// rather than "<unknown>".
+func eventCells(e *api.Event) []any {
+	first := e.FirstTimestamp
+	if first.IsZero() && e.EventTime != nil {
+		first = api.Time{Time: e.EventTime.Time}
+	}
+	if first.IsZero() {
+		first = e.CreationTimestamp
+	}
+	last := e.LastTimestamp
+	if last.IsZero() {
+		last = first
+	}
+	count := int64(e.Count)
+	if count == 0 {
+		count = 1
+	}
+	target := strings.ToLower(e.InvolvedObject.Kind)
+	if e.InvolvedObject.Name != "" {
+		target += "/" + e.InvolvedObject.Name
+	}
+	return []any{since(last), e.Type, e.Reason, target, e.InvolvedObject.FieldPath,
+		eventSource(e), strings.TrimSpace(e.Message), since(first), count, e.Name}
+}
+
+// eventSource is "component, host", each part falling back to the
+// reporting controller and instance of events recorded through the newer
+// API; without a host it is the component alone.
+func eventSource(e *api.Event) string {
+	component, host := e.Source.Component, e.Source.Host
+	if component == "" {
+		component = e.ReportingController
+	}
+	if host == "" {
+		host = e.ReportingInstance
+	}
+	if host == "" {
+		return component
+	}
+	return component + ", " + host
 }

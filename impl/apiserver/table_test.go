@@ -2,8 +2,13 @@ package apiserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/converge-dev/converge/impl/api"
 )
 
 const tableAccept = "Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
@@ -88,5 +93,130 @@ func TestHumanDuration(t *testing.T) {
 		if got := humanDuration(d); got != want {
 			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+const eventPath = "/api/v1/namespaces/default/events"
+
+func eventJSON(t *testing.T, ev map[string]any) string {
+	t.Helper()
+	ev["apiVersion"], ev["kind"] = "v1", "Event"
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func ago(d time.Duration) string { return time.Now().Add(-d).UTC().Format(time.RFC3339) }
+
+// kubectl get events (-o wide) prints kube-apiserver's event columns;
+// every column is sent and kubectl hides the priority 1 ones.
+func TestEventTable(t *testing.T) {
+	e := newEnv(t)
+	e.must(201, "POST", eventPath, eventJSON(t, map[string]any{
+		"metadata":       map[string]any{"name": "web-0.1"},
+		"involvedObject": map[string]any{"kind": "Pod", "namespace": "default", "name": "web-0", "fieldPath": "spec.containers{web}"},
+		"reason":         "BackOff", "message": "Back-off restarting failed container\n", "type": "Warning", "count": 3,
+		"source":         map[string]any{"component": "kubelet", "host": "node-1"},
+		"firstTimestamp": ago(48 * time.Hour), "lastTimestamp": ago(5 * time.Hour),
+	}))
+	// Recorded through the newer API: eventTime, reporting fields, no count.
+	e.must(201, "POST", eventPath, eventJSON(t, map[string]any{
+		"metadata":       map[string]any{"name": "web-0.2"},
+		"involvedObject": map[string]any{"kind": "Pod", "namespace": "default", "name": "web-0"},
+		"reason":         "Scheduled", "message": "Successfully assigned default/web-0 to node-1", "type": "Normal",
+		"eventTime": ago(10 * time.Minute), "action": "Binding",
+		"reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-1",
+	}))
+	e.must(201, "POST", eventPath, eventJSON(t, map[string]any{
+		"metadata":       map[string]any{"name": "node-1.3"},
+		"involvedObject": map[string]any{"kind": "Node", "name": "node-1", "uid": "node-1"},
+		"reason":         "NodeReady", "type": "Normal", "source": map[string]any{"component": "kubelet"},
+	}))
+
+	var tb wireTable
+	e.must(200, "GET", eventPath, "", tableAccept).into(t, &tb)
+	var cols []string
+	for _, c := range tb.Columns {
+		cols = append(cols, fmt.Sprintf("%s/%d", c.Name, c.Priority))
+	}
+	if want := "Last Seen/0 Type/0 Reason/0 Object/0 Subobject/1 Source/1 Message/0 First Seen/1 Count/1 Name/1"; strings.Join(cols, " ") != want {
+		t.Fatalf("columns %v, want %s", cols, want)
+	}
+	rows := map[string]string{}
+	for _, r := range tb.Rows {
+		if len(r.Cells) != len(cols) {
+			t.Fatalf("row %v has %d cells for %d columns", r.Cells, len(r.Cells), len(cols))
+		}
+		cells := make([]string, len(r.Cells))
+		for i, c := range r.Cells {
+			cells[i] = fmt.Sprint(c)
+		}
+		rows[r.Object.Metadata.Name] = strings.Join(cells, "|")
+	}
+	for name, want := range map[string]string{
+		"web-0.1": "5h|Warning|BackOff|pod/web-0|spec.containers{web}|kubelet, node-1|Back-off restarting failed container|2d|3|web-0.1",
+		"web-0.2": "10m|Normal|Scheduled|pod/web-0||default-scheduler, default-scheduler-1|Successfully assigned default/web-0 to node-1|10m|1|web-0.2",
+	} {
+		if got := rows[name]; got != want {
+			t.Errorf("row %s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+	// No timestamps at all: both times are the event's age.
+	if got := rows["node-1.3"]; !strings.Contains(got, "|Normal|NodeReady|node/node-1||kubelet||") || strings.Contains(got, "<unknown>") {
+		t.Errorf("node event row %s", got)
+	}
+
+	// kubectl get events --field-selector type=Warning -w: the watch filters
+	// as the list does, the initial state and later changes alike.
+	w := e.watchWith(eventPath+"?watch=true&fieldSelector="+url.QueryEscape("type=Warning"), tableAccept)
+	e.must(201, "POST", eventPath, eventJSON(t, map[string]any{
+		"metadata":       map[string]any{"name": "web-0.4"},
+		"involvedObject": map[string]any{"kind": "Pod", "namespace": "default", "name": "web-0"},
+		"reason":         "Pulled", "type": "Normal",
+	}))
+	e.must(201, "POST", eventPath, eventJSON(t, map[string]any{
+		"metadata":       map[string]any{"name": "web-0.5"},
+		"involvedObject": map[string]any{"kind": "Pod", "namespace": "default", "name": "web-0"},
+		"reason":         "Failed", "type": "Warning", "message": "ErrImagePull",
+	}))
+	for _, want := range []string{"web-0.1", "web-0.5"} {
+		var ev struct {
+			Type   string
+			Object wireTable
+		}
+		if !w.sc.Scan() {
+			t.Fatal("watch ended")
+		}
+		if err := json.Unmarshal(w.sc.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type != "ADDED" || len(ev.Object.Rows) != 1 || ev.Object.Rows[0].Cells[9] != want {
+			t.Fatalf("watch event %s, want ADDED %s", w.sc.Bytes(), want)
+		}
+	}
+	e.must(400, "GET", eventPath+"?watch=true&fieldSelector="+url.QueryEscape("involvedObject.color=red"), "")
+}
+
+func TestEventCellRules(t *testing.T) {
+	at := api.NewTime(time.Now().Add(-30 * time.Minute))
+	ev := &api.Event{ObjectMeta: api.ObjectMeta{Name: "x", CreationTimestamp: api.NewTime(time.Now().Add(-3 * time.Hour))},
+		InvolvedObject: api.ObjectReference{Kind: "ReplicaSet"}, Message: "  spaced  "}
+	cells := eventCells(ev)
+	// No times at all: creationTimestamp; a kind without a name stands alone.
+	if cells[0] != "3h" || cells[7] != "3h" || cells[3] != "replicaset" || cells[6] != "spaced" || cells[8] != int64(1) || cells[5] != "" {
+		t.Fatalf("cells %q", cells)
+	}
+	mt := api.NewMicroTime(at.Time)
+	ev.EventTime = &mt
+	ev.ReportingController = "c"
+	if cells = eventCells(ev); cells[0] != "30m" || cells[7] != "30m" || cells[5] != "c" {
+		t.Fatalf("eventTime cells %q", cells)
+	}
+	ev.FirstTimestamp = api.NewTime(time.Now().Add(-50 * time.Minute))
+	ev.Source.Host = "h"
+	if cells = eventCells(ev); cells[0] != "50m" || cells[7] != "50m" || cells[5] != "c, h" {
+		t.Fatalf("firstTimestamp cells %q", cells)
 	}
 }

@@ -37,6 +37,10 @@ type env struct {
 
 	lastEventMu sync.Mutex
 	lastEvent   [model.NumKinds]eventProjection
+
+	// events, when set (running driver), reports components' writes as
+	// Events.
+	events *eventRecorder
 }
 
 // eventProjection is the model form of the last object an informer of one kind

@@ -29,6 +29,11 @@ type RunningConfig struct {
 	Controllers []ControllerSpec
 	// Log hears one line per step that wrote something, as it happens.
 	Log func(line string)
+	// Events reports what the components do as core/v1 Events (kubectl
+	// describe, kubectl get events), each kept for EventTTL (default
+	// DefaultEventTTL). Off by default: the writes cost time.
+	Events   bool
+	EventTTL time.Duration
 	// Trace, if set, records every step that wrote something as a trace
 	// event. The running driver's order is best-effort: steps run
 	// concurrently, and each event's digest is of a snapshot taken just
@@ -62,6 +67,15 @@ func StartRunning(cfg RunningConfig) (*Running, error) {
 	}
 	r := &Running{Stepped: s, cfg: cfg}
 	s.logical.Store(time.Now().Unix())
+	if cfg.Events {
+		if cfg.EventTTL <= 0 {
+			cfg.EventTTL = DefaultEventTTL
+		}
+		rec := newEventRecorder(s.env.client)
+		s.env.events = rec
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); rec.run(s.ctx, cfg.EventTTL) }()
+	}
 	s.start = r.startRunning
 	for _, n := range s.controlPlane() {
 		if err := s.addComponent(n); err != nil {

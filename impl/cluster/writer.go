@@ -52,6 +52,9 @@ func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored
 	}
 	w.writes = append(w.writes, wr)
 	w.c.env.noteWrite(ref.Kind, wr.Rev)
+	if rec := w.c.env.events; rec != nil && wr.Err == nil && err == nil {
+		rec.observe(w.c.name, wr, stored)
+	}
 	if wr.Err != nil {
 		w.failed = true
 		return 0

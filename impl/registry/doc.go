@@ -62,8 +62,10 @@
 //     sets spec.nodeName in one compare-and-swap on the pod. The node check
 //     is a read before that write, not part of it.
 //   - List returns one consistent snapshot with its revision in
-//     metadata.resourceVersion. Label selectors and the field selectors
-//     metadata.name, metadata.namespace and (pods) spec.nodeName filter it;
+//     metadata.resourceVersion. Label selectors and field selectors filter
+//     it: metadata.name and metadata.namespace for every resource, and the
+//     fields Kubernetes supports per kind (selectableFields in list.go: pods'
+//     spec.nodeName and status.phase, events' involvedObject.*, ...);
 //     Limit and Continue page it, and a page is filled up to Limit with
 //     matching objects. A compacted revision is 410 Expired.
 //   - Watch delivers every change after resourceVersion in revision order,

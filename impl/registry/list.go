@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -14,8 +15,10 @@ import (
 type ListOptions struct {
 	// LabelSelector is Kubernetes' selector syntax ("app=web,tier!=db").
 	LabelSelector string
-	// FieldSelector supports metadata.name, metadata.namespace and, for
-	// pods, spec.nodeName, with =, == and !=, comma-separated.
+	// FieldSelector supports metadata.name, metadata.namespace and the
+	// fields Kubernetes makes selectable on the resource (selectableFields),
+	// with =, == and !=, comma-separated, values escaped as Kubernetes'
+	// fields.EscapeValue does.
 	FieldSelector string
 	// Limit caps the items of one page; 0 means no cap.
 	Limit int64
@@ -30,10 +33,13 @@ type ListOptions struct {
 type fieldTerm struct {
 	field, value string
 	negate       bool
+	get          fieldGetter
 }
 
 // FieldSelector is a parsed field selector: terms over metadata.name,
-// metadata.namespace and (pods) spec.nodeName. Lists and watches (in the
+// metadata.namespace and the resource's selectable fields (see
+// selectableFields: pods' spec.nodeName and status.phase, events'
+// involvedObject.*, reason, source, type, ...). Lists and watches (in the
 // apiserver) filter with the same one.
 type FieldSelector []fieldTerm
 
@@ -183,53 +189,180 @@ func (r *Registry) listStored(ctx context.Context, q listQuery, keep func(store.
 	return listRev, so.Continue, nil
 }
 
-// parseFieldSelector reads "a=b,c!=d" for the fields the registry indexes
-// nothing by but can filter on.
+// parseFieldSelector reads "a=b,c!=d" as Kubernetes' fields.ParseSelector
+// does: a backslash escapes ',', '=' or a backslash in a value (kubectl
+// escapes the values it selects on), and each field must be selectable on
+// resource.
 func parseFieldSelector(resource, sel string) ([]fieldTerm, error) {
 	var terms []fieldTerm
-	for _, t := range strings.Split(sel, ",") {
+	for _, t := range splitFieldTerms(sel) {
 		t = strings.TrimSpace(t)
 		if t == "" {
 			continue
 		}
-		var ft fieldTerm
-		var ok bool
-		if ft.field, ft.value, ok = strings.Cut(t, "!="); ok {
-			ft.negate = true
-		} else if ft.field, ft.value, ok = strings.Cut(t, "=="); !ok {
-			ft.field, ft.value, ok = strings.Cut(t, "=")
-		}
+		field, op, raw, ok := cutFieldOperator(t)
 		if !ok {
 			return nil, api.NewBadRequest(fmt.Sprintf("invalid field selector %q: term %q has no operator", sel, t))
 		}
-		ft.field, ft.value = strings.TrimSpace(ft.field), strings.TrimSpace(ft.value)
-		switch {
-		case ft.field == "metadata.name", ft.field == "metadata.namespace":
-		case ft.field == "spec.nodeName" && resource == "pods":
-		default:
-			return nil, api.NewBadRequest(fmt.Sprintf("field label not supported: %s", ft.field))
+		value, err := unescapeFieldValue(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, api.NewBadRequest(fmt.Sprintf("invalid field selector %q: %v", sel, err))
 		}
-		terms = append(terms, ft)
+		field = strings.TrimSpace(field)
+		get, ok := selectableField(resource, field)
+		if !ok {
+			return nil, api.NewBadRequest(fmt.Sprintf("field label not supported: %s", field))
+		}
+		terms = append(terms, fieldTerm{field: field, value: value, negate: op == "!=", get: get})
 	}
 	return terms, nil
 }
 
-func matchFields(obj api.Object, terms []fieldTerm) bool {
-	for _, t := range terms {
-		var got string
-		switch t.field {
-		case "metadata.name":
-			got = obj.GetObjectMeta().Name
-		case "metadata.namespace":
-			got = obj.GetObjectMeta().Namespace
-		case "spec.nodeName":
-			if p, ok := obj.(*api.Pod); ok {
-				got = p.Spec.NodeName
+// splitFieldTerms splits on the commas no backslash escapes.
+func splitFieldTerms(sel string) []string {
+	var terms []string
+	start, escaped := 0, false
+	for i := 0; i < len(sel); i++ {
+		switch {
+		case escaped:
+			escaped = false
+		case sel[i] == '\\':
+			escaped = true
+		case sel[i] == ',':
+			terms = append(terms, sel[start:i])
+			start = i + 1
+		}
+	}
+	return append(terms, sel[start:])
+}
+
+// cutFieldOperator splits a term at its first operator; at one position
+// "!=" and "==" win over "=".
+func cutFieldOperator(t string) (field, op, value string, ok bool) {
+	for i := 0; i < len(t); i++ {
+		for _, op := range []string{"!=", "==", "="} {
+			if strings.HasPrefix(t[i:], op) {
+				return t[:i], op, t[i+len(op):], true
 			}
 		}
-		if (got == t.value) == t.negate {
+	}
+	return "", "", "", false
+}
+
+// unescapeFieldValue undoes fields.EscapeValue; a bare ',' or '=' or an
+// unknown escape is an error, as in Kubernetes.
+func unescapeFieldValue(v string) (string, error) {
+	if !strings.ContainsAny(v, `\,=`) {
+		return v, nil
+	}
+	var b strings.Builder
+	escaped := false
+	for _, c := range v {
+		switch {
+		case escaped && (c == '\\' || c == ',' || c == '='):
+			b.WriteRune(c)
+			escaped = false
+		case escaped:
+			return "", fmt.Errorf("invalid escape sequence \\%c in value %q", c, v)
+		case c == '\\':
+			escaped = true
+		case c == ',' || c == '=':
+			return "", fmt.Errorf("unescaped %q in value %q", c, v)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if escaped {
+		return "", fmt.Errorf("value %q ends in a lone backslash", v)
+	}
+	return b.String(), nil
+}
+
+func matchFields(obj api.Object, terms []fieldTerm) bool {
+	for _, t := range terms {
+		if (t.get(obj) == t.value) == t.negate {
 			return false
 		}
 	}
 	return true
+}
+
+// fieldGetter reads one selectable field of an object as a string.
+type fieldGetter func(api.Object) string
+
+// fieldOf adapts a typed accessor; another kind reads as "".
+func fieldOf[T api.Object](get func(T) string) fieldGetter {
+	return func(o api.Object) string {
+		if t, ok := o.(T); ok {
+			return get(t)
+		}
+		return ""
+	}
+}
+
+// metadataFields are selectable on every resource.
+var metadataFields = map[string]fieldGetter{
+	"metadata.name":      func(o api.Object) string { return o.GetObjectMeta().Name },
+	"metadata.namespace": func(o api.Object) string { return o.GetObjectMeta().Namespace },
+}
+
+// selectableFields are the fields beyond metadata each resource can be
+// selected on: those of Kubernetes' ToSelectableFields that converge's
+// types carry.
+var selectableFields = map[string]map[string]fieldGetter{
+	"pods": {
+		"spec.nodeName":           fieldOf(func(p *api.Pod) string { return p.Spec.NodeName }),
+		"spec.restartPolicy":      fieldOf(func(p *api.Pod) string { return string(p.Spec.RestartPolicy) }),
+		"spec.schedulerName":      fieldOf(func(p *api.Pod) string { return p.Spec.SchedulerName }),
+		"spec.serviceAccountName": fieldOf(func(p *api.Pod) string { return p.Spec.ServiceAccountName }),
+		// converge pods never use the host network.
+		"spec.hostNetwork":         func(api.Object) string { return "false" },
+		"status.phase":             fieldOf(func(p *api.Pod) string { return string(p.Status.Phase) }),
+		"status.podIP":             fieldOf(podIP),
+		"status.nominatedNodeName": fieldOf(func(p *api.Pod) string { return p.Status.NominatedNodeName }),
+	},
+	"nodes": {
+		"spec.unschedulable": fieldOf(func(n *api.Node) string { return strconv.FormatBool(n.Spec.Unschedulable) }),
+	},
+	"namespaces": {
+		"status.phase": fieldOf(func(n *api.Namespace) string { return n.Status.Phase }),
+	},
+	"events": {
+		"involvedObject.kind":            fieldOf(func(e *api.Event) string { return e.InvolvedObject.Kind }),
+		"involvedObject.namespace":       fieldOf(func(e *api.Event) string { return e.InvolvedObject.Namespace }),
+		"involvedObject.name":            fieldOf(func(e *api.Event) string { return e.InvolvedObject.Name }),
+		"involvedObject.uid":             fieldOf(func(e *api.Event) string { return e.InvolvedObject.UID }),
+		"involvedObject.apiVersion":      fieldOf(func(e *api.Event) string { return e.InvolvedObject.APIVersion }),
+		"involvedObject.resourceVersion": fieldOf(func(e *api.Event) string { return e.InvolvedObject.ResourceVersion }),
+		"involvedObject.fieldPath":       fieldOf(func(e *api.Event) string { return e.InvolvedObject.FieldPath }),
+		"reason":                         fieldOf(func(e *api.Event) string { return e.Reason }),
+		"reportingComponent":             fieldOf(func(e *api.Event) string { return e.ReportingController }),
+		"source":                         fieldOf(eventSource),
+		"type":                           fieldOf(func(e *api.Event) string { return e.Type }),
+	},
+}
+
+func selectableField(resource, field string) (fieldGetter, bool) {
+	if get, ok := metadataFields[field]; ok {
+		return get, true
+	}
+	get, ok := selectableFields[resource][field]
+	return get, ok
+}
+
+// podIP is the first of status.podIPs, as Kubernetes selects on it.
+func podIP(p *api.Pod) string {
+	if len(p.Status.PodIPs) > 0 {
+		return p.Status.PodIPs[0].IP
+	}
+	return p.Status.PodIP
+}
+
+// eventSource is source.component, or reportingComponent for events
+// recorded through the newer API.
+func eventSource(e *api.Event) string {
+	if e.Source.Component != "" {
+		return e.Source.Component
+	}
+	return e.ReportingController
 }

@@ -1,0 +1,48 @@
+package api
+
+// Event is core/v1 Event: a report of something a component did to an
+// object, as kubectl describe and kubectl get events show them.
+type Event struct {
+	TypeMeta       `json:",inline"`
+	ObjectMeta     `json:"metadata"`
+	InvolvedObject ObjectReference `json:"involvedObject"`
+	Reason         string          `json:"reason,omitempty"`
+	Message        string          `json:"message,omitempty"`
+	Source         EventSource     `json:"source,omitempty"`
+	FirstTimestamp Time            `json:"firstTimestamp,omitempty"`
+	LastTimestamp  Time            `json:"lastTimestamp,omitempty"`
+	Count          int32           `json:"count,omitempty"`
+	// Type is Normal or Warning.
+	Type                string           `json:"type,omitempty"`
+	EventTime           *MicroTime       `json:"eventTime,omitempty"`
+	Series              *EventSeries     `json:"series,omitempty"`
+	Action              string           `json:"action,omitempty"`
+	Related             *ObjectReference `json:"related,omitempty"`
+	ReportingController string           `json:"reportingComponent,omitempty"`
+	ReportingInstance   string           `json:"reportingInstance,omitempty"`
+}
+
+// EventSeries is how an event that happens again is counted.
+type EventSeries struct {
+	Count            int32     `json:"count,omitempty"`
+	LastObservedTime MicroTime `json:"lastObservedTime,omitempty"`
+}
+
+// EventSource names the component (and host) that reported an Event.
+type EventSource struct {
+	Component string `json:"component,omitempty"`
+	Host      string `json:"host,omitempty"`
+}
+
+// EventList is core/v1 EventList.
+type EventList struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata,omitempty"`
+	Items    []Event `json:"items"`
+}
+
+// Event types.
+const (
+	EventTypeNormal  = "Normal"
+	EventTypeWarning = "Warning"
+)

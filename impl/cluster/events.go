@@ -1,0 +1,204 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/model"
+)
+
+// The running driver reports what its components do as core/v1 Events, the
+// way upstream's controllers and kubelets do, so that kubectl describe and
+// kubectl get events explain a rollout. Events are derived from the writes
+// the components make, never read by them, and not part of the model: the
+// stepped driver records none.
+
+// DefaultEventTTL is how long an Event is kept, as the apiserver's
+// --event-ttl defaults to.
+const DefaultEventTTL = time.Hour
+
+// eventBuffer bounds the Events waiting to be written; past it they are
+// dropped, as upstream's broadcaster drops under pressure.
+const eventBuffer = 1024
+
+// eventRecorder writes Events in the background, best effort.
+type eventRecorder struct {
+	client client.Client
+	queue  chan *api.Event
+	now    func() time.Time
+	seq    atomic.Uint64
+}
+
+func newEventRecorder(c client.Client) *eventRecorder {
+	return &eventRecorder{client: c, queue: make(chan *api.Event, eventBuffer), now: time.Now}
+}
+
+// run writes queued Events until ctx ends, and every sweep deletes the
+// ones last seen more than ttl ago.
+func (e *eventRecorder) run(ctx context.Context, ttl time.Duration) {
+	sweep := time.NewTicker(min(ttl/2, time.Minute))
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-e.queue:
+			_, _ = e.client.Create(ctx, ev) // best effort: an Event is a report, not state
+		case <-sweep.C:
+			e.expire(ctx, ttl)
+		}
+	}
+}
+
+// expire deletes the Events last seen before now-ttl.
+func (e *eventRecorder) expire(ctx context.Context, ttl time.Duration) {
+	l, err := e.client.List(ctx, "events", "", registry.ListOptions{})
+	if err != nil {
+		return
+	}
+	cutoff := e.now().Add(-ttl)
+	for _, o := range l.GetItems() {
+		ev := o.(*api.Event)
+		if last := lastSeen(ev); !last.IsZero() && last.Before(cutoff) {
+			_, _ = e.client.Delete(ctx, "events", ev.Namespace, ev.Name, api.DeleteOptions{})
+		}
+	}
+}
+
+func lastSeen(ev *api.Event) time.Time {
+	if !ev.LastTimestamp.IsZero() {
+		return ev.LastTimestamp.Time
+	}
+	if ev.EventTime != nil {
+		return ev.EventTime.Time
+	}
+	return ev.CreationTimestamp.Time
+}
+
+// observe turns one successful write of actor into Events. stored is the
+// object as the write left it (its last state for a final delete).
+func (e *eventRecorder) observe(actor string, w model.Write, stored api.Object) {
+	if stored == nil {
+		return
+	}
+	m := stored.GetObjectMeta()
+	self := referenceTo(stored)
+	switch {
+	case actor == model.DeploymentController && w.Ref.Kind == model.KindReplicaSet:
+		from, to := replicasOf(w.Before), replicasOf(w.After)
+		if from == to || w.After == nil {
+			return
+		}
+		verb := "up"
+		if to < from {
+			verb = "down"
+		}
+		e.emit(ownerOf(stored), api.EventTypeNormal, "ScalingReplicaSet",
+			fmt.Sprintf("Scaled %s replica set %s from %d to %d", verb, m.Name, from, to), "deployment-controller", "")
+	case actor == model.ReplicaSetController && w.Ref.Kind == model.KindPod && w.Verb == model.VerbCreate:
+		e.emit(ownerOf(stored), api.EventTypeNormal, "SuccessfulCreate", "Created pod: "+m.Name, "replicaset-controller", "")
+	case actor == model.ReplicaSetController && w.Ref.Kind == model.KindPod && w.Verb == model.VerbDelete:
+		e.emit(ownerOf(stored), api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: "+m.Name, "replicaset-controller", "")
+	case actor == model.Scheduler && w.Verb == model.VerbBind:
+		if p, ok := w.After.(*model.Pod); ok {
+			e.emit(self, api.EventTypeNormal, "Scheduled",
+				fmt.Sprintf("Successfully assigned %s/%s to %s", m.Namespace, m.Name, p.NodeName), "default-scheduler", "")
+		}
+	case actor == model.NodeLifecycle && w.Ref.Kind == model.KindPod && w.Verb == model.VerbDelete:
+		e.emit(self, api.EventTypeNormal, "TaintManagerEviction", fmt.Sprintf("Marking for deletion Pod %s/%s", m.Namespace, m.Name), "taint-eviction-controller", "")
+	case w.Ref.Kind == model.KindNode && w.Verb == model.VerbStatus:
+		before, _ := w.Before.(*model.Node)
+		after, _ := w.After.(*model.Node)
+		if before == nil || after == nil || before.Ready == after.Ready {
+			return
+		}
+		reason, component := "NodeReady", "kubelet"
+		if !after.Ready {
+			reason, component = "NodeNotReady", "node-controller"
+		}
+		e.emit(self, api.EventTypeNormal, reason, fmt.Sprintf("Node %s status is now: %s", m.Name, reason), component, "")
+	case strings.HasPrefix(actor, "kubelet/") && w.Ref.Kind == model.KindPod:
+		e.kubeletPod(model.NodeOf(actor), w, stored)
+	}
+}
+
+// kubeletPod reports a pod's container starting, restarting or stopping.
+func (e *eventRecorder) kubeletPod(node string, w model.Write, stored api.Object) {
+	pod, ok := stored.(*api.Pod)
+	if !ok || len(pod.Spec.Containers) == 0 {
+		return
+	}
+	c := pod.Spec.Containers[0]
+	self := referenceTo(stored)
+	before, _ := w.Before.(*model.Pod)
+	after, _ := w.After.(*model.Pod)
+	switch {
+	case w.Verb == model.VerbDelete:
+		e.emit(self, api.EventTypeNormal, "Killing", "Stopping container "+c.Name, "kubelet", node)
+	case before == nil || after == nil:
+	case after.Restarts > before.Restarts:
+		e.emit(self, api.EventTypeWarning, "BackOff", fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.Name, pod.Name), "kubelet", node)
+	case before.Phase != model.PhaseRunning && after.Phase == model.PhaseRunning:
+		e.emit(self, api.EventTypeNormal, "Pulled", fmt.Sprintf("Container image %q already present on machine", c.Image), "kubelet", node)
+		e.emit(self, api.EventTypeNormal, "Created", "Created container: "+c.Name, "kubelet", node)
+		e.emit(self, api.EventTypeNormal, "Started", "Started container "+c.Name, "kubelet", node)
+	}
+}
+
+// emit queues one Event about involved (dropped when the queue is full).
+func (e *eventRecorder) emit(involved api.ObjectReference, typ, reason, message, component, host string) {
+	if involved.Name == "" {
+		return
+	}
+	now := api.NewTime(e.now())
+	ns := involved.Namespace
+	if ns == "" {
+		ns = api.DefaultNamespace // where upstream puts a cluster-scoped object's events
+	}
+	ev := &api.Event{
+		TypeMeta: api.TypeMeta{Kind: "Event", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Namespace: ns,
+			Name: fmt.Sprintf("%s.%x", involved.Name, uint64(now.UnixNano())+e.seq.Add(1))},
+		InvolvedObject: involved, Reason: reason, Message: message,
+		Source:         api.EventSource{Component: component, Host: host},
+		FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: typ,
+		ReportingController: component,
+	}
+	if host != "" {
+		ev.ReportingInstance = component + "-" + host
+	}
+	select {
+	case e.queue <- ev:
+	default:
+	}
+}
+
+func referenceTo(o api.Object) api.ObjectReference {
+	m, tm := o.GetObjectMeta(), o.GetTypeMeta()
+	return api.ObjectReference{Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
+		UID: m.UID, ResourceVersion: m.ResourceVersion}
+}
+
+// ownerOf references o's controller (or nothing).
+func ownerOf(o api.Object) api.ObjectReference {
+	m := o.GetObjectMeta()
+	for _, ow := range m.OwnerReferences {
+		if ow.Controller != nil && *ow.Controller {
+			return api.ObjectReference{Kind: ow.Kind, APIVersion: ow.APIVersion, Namespace: m.Namespace, Name: ow.Name, UID: ow.UID}
+		}
+	}
+	return api.ObjectReference{}
+}
+
+func replicasOf(o model.Obj) int {
+	if rs, ok := o.(*model.ReplicaSet); ok {
+		return rs.Replicas
+	}
+	return 0
+}

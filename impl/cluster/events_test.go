@@ -1,0 +1,122 @@
+package cluster
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/model"
+)
+
+// A rollout with events on reports what each component did, about the
+// object it did it to, as upstream's components word it.
+func TestRunningReportsEvents(t *testing.T) {
+	r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 2, Tick: 20 * time.Millisecond, Events: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	chk := model.NewChecker()
+	r.mustApply(t, "apply web replicas=2 image=nginx:1")
+	r.converge(t, chk)
+	r.mustApply(t, "scale web 1")
+	r.converge(t, chk)
+
+	want := []string{
+		"Deployment ScalingReplicaSet Scaled up replica set web-",
+		"Deployment ScalingReplicaSet Scaled down replica set web-",
+		"ReplicaSet SuccessfulCreate Created pod: web-",
+		"ReplicaSet SuccessfulDelete Deleted pod: web-",
+		"Pod Scheduled Successfully assigned default/web-",
+		"Pod Pulled Container image \"nginx:1\" already present on machine",
+		"Pod Created Created container: nginx",
+		"Pod Started Started container nginx",
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	var got []string
+	for {
+		l, err := r.env.client.List(context.Background(), "events", api.DefaultNamespace, registry.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = got[:0]
+		for _, o := range l.GetItems() {
+			ev := o.(*api.Event)
+			if ev.InvolvedObject.UID == "" || ev.Type != api.EventTypeNormal || ev.Count != 1 || ev.LastTimestamp.IsZero() {
+				t.Fatalf("incomplete event: %+v", ev)
+			}
+			got = append(got, ev.InvolvedObject.Kind+" "+ev.Reason+" "+ev.Message)
+		}
+		if missing := missingPrefixes(got, want); len(missing) == 0 {
+			break
+		} else if time.Now().After(deadline) {
+			sort.Strings(got)
+			t.Fatalf("no event like %q among:\n%s", missing, strings.Join(got, "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func missingPrefixes(got, want []string) []string {
+	var missing []string
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || strings.HasPrefix(g, w)
+		}
+		if !found {
+			missing = append(missing, w)
+		}
+	}
+	return missing
+}
+
+// The stepped driver records no events: they are not part of the model.
+func TestSteppedRecordsNoEvents(t *testing.T) {
+	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.env.events != nil {
+		t.Fatal("the stepped driver has an event recorder")
+	}
+}
+
+// Events last seen more than the TTL ago are deleted; newer ones stay.
+func TestEventsExpire(t *testing.T) {
+	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := newEventRecorder(s.env.client)
+	now := time.Unix(1_000_000, 0)
+	rec.now = func() time.Time { return now }
+	ctx := context.Background()
+	for name, seen := range map[string]time.Time{"old": now.Add(-2 * time.Hour), "new": now.Add(-time.Minute)} {
+		ev := &api.Event{ObjectMeta: api.ObjectMeta{Name: name, Namespace: api.DefaultNamespace},
+			InvolvedObject: api.ObjectReference{Kind: "Pod", Name: "p", Namespace: api.DefaultNamespace},
+			Reason:         "Test", Type: api.EventTypeNormal, LastTimestamp: api.NewTime(seen)}
+		if _, err := s.env.client.Create(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.expire(ctx, time.Hour)
+	l, err := s.env.client.List(ctx, "events", api.DefaultNamespace, registry.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, o := range l.GetItems() {
+		left = append(left, o.GetObjectMeta().Name)
+	}
+	if len(left) != 1 || left[0] != "new" {
+		t.Fatalf("events left: %v, want [new]", left)
+	}
+}
