@@ -195,6 +195,22 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		t.Fatalf("rollout history after undo (revision 3 comes back as 5):\n%s", out)
 	}
 
+	// drain cordons a node and deletes its pods (the typed clientset sends
+	// protobuf DeleteOptions); they come back elsewhere, and uncordon lets
+	// pods onto it again.
+	kubectl(t, kc, "drain", "node-1", "--ignore-daemonsets", "--timeout=60s")
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	if out := kubectl(t, kc, "get", "pods", "--field-selector", "spec.nodeName=node-1", "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Fatalf("pods on the drained node:\n%s", out)
+	}
+	kubectl(t, kc, "scale", "deployment", "myapp", "--replicas=8")
+	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	if out := kubectl(t, kc, "get", "pods", "--field-selector", "spec.nodeName=node-1", "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Fatalf("pods scheduled onto the cordoned node:\n%s", out)
+	}
+	kubectl(t, kc, "uncordon", "node-1")
+	kubectl(t, kc, "scale", "deployment", "myapp", "--replicas=5")
+
 	// apply again after an edit.
 	edited := filepath.Join(dir, "my-app.yaml")
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "my-app.yaml"))

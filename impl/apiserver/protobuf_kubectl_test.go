@@ -253,3 +253,19 @@ func kubeconfigValue(t *testing.T, kc []byte, key string) string {
 	t.Fatalf("no %s in kubeconfig:\n%s", key, kc)
 	return ""
 }
+
+// kubectl drain deletes through the typed clientset, whose DeleteOptions
+// body is protobuf; its options take effect as JSON ones would.
+func TestProtobufDeleteOptions(t *testing.T) {
+	e := newEnv(t)
+	e.must(201, "POST", podPath, podJSON("p", nil))
+	dry := protobufBody("v1", "DeleteOptions", pbBytes(nil, 5, []byte("All")))
+	e.must(200, "DELETE", podPath+"/p", dry, "Content-Type: "+protobufType)
+	if r := e.must(200, "GET", podPath+"/p", ""); strings.Contains(string(r.body), "deletionTimestamp") {
+		t.Fatalf("a dry-run delete marked the pod: %s", r.body)
+	}
+	badUID := protobufBody("v1", "DeleteOptions", pbBytes(nil, 2, pbBytes(nil, 1, []byte("not-the-uid"))))
+	e.must(409, "DELETE", podPath+"/p", badUID, "Content-Type: "+protobufType)
+	e.must(200, "DELETE", podPath+"/p", protobufBody("v1", "DeleteOptions", nil), "Content-Type: "+protobufType)
+	e.must(404, "GET", podPath+"/p", "") // unbound: no kubelet to wait for
+}

@@ -126,14 +126,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 // protobufType is what kubectl's typed clientset sends on create and update.
 const protobufType = "application/vnd.kubernetes.protobuf"
 
-// readBody reads a write's body, which must be JSON or YAML, or for POST
-// and PUT also Kubernetes protobuf, which it converts to JSON (415
+// readBody reads a write's body, which must be JSON or YAML, or for POST,
+// PUT and DELETE (DeleteOptions) also Kubernetes protobuf, which it
+// converts to JSON (415
 // otherwise; no Content-Type is taken as JSON). The media type it returns
 // is the body's after conversion.
 func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 	if len(accepted) == 0 {
 		accepted = []string{"application/json", "application/yaml"}
-		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodDelete {
 			accepted = append(accepted, protobufType)
 		}
 	}

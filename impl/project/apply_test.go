@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,5 +250,45 @@ func TestHostIPFollowsThePodRange(t *testing.T) {
 	}
 	if hostIPOf("10.1.2.3") != "" || hostIPOf("nonsense") != "" {
 		t.Fatal("addresses outside the model's layout have no host")
+	}
+}
+
+// A cordoned node is tainted NoSchedule for the model, and the taint is
+// never written back: uncordoning lifts it, and a controller's own taints
+// keep their place around it.
+func TestCordonIsANoScheduleTaint(t *testing.T) {
+	uids := NewUIDs()
+	obj, err := New(&model.Node{Meta: model.Meta{Name: "node-1"}, Index: 0, CPU: 4000, Memory: 8192, MaxPods: 110, Ready: true}, nil, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := obj.(*api.Node)
+	n.Spec.Unschedulable = true
+	o, err := ToModel(n, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn := o.(*model.Node)
+	if !reflect.DeepEqual(mn.Taints, []string{unschedulableTaint}) {
+		t.Fatalf("cordoned node taints %v", mn.Taints)
+	}
+	if same, err := Apply(n, mn, uids); err != nil || !reflect.DeepEqual(same, obj) {
+		t.Fatalf("Apply of its own projection changed the node: %v", err)
+	}
+	mn.Taints = append(mn.Taints, "node.kubernetes.io/not-ready:NoExecute")
+	out, err := Apply(n, mn, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := taintsOf(out.(*api.Node).Spec.Taints); !reflect.DeepEqual(got, []string{"node.kubernetes.io/not-ready:NoExecute"}) {
+		t.Fatalf("written taints %v: the cordon's taint is derived, not stored", got)
+	}
+	back, err := ToModel(out, uids)
+	if err != nil || !reflect.DeepEqual(back.(*model.Node).Taints, mn.Taints) {
+		t.Fatalf("ToModel(Apply) taints %v, want %v (%v)", back.(*model.Node).Taints, mn.Taints, err)
+	}
+	out.(*api.Node).Spec.Unschedulable = false
+	if back, _ = ToModel(out, uids); slices.Contains(back.(*model.Node).Taints, unschedulableTaint) {
+		t.Fatal("an uncordoned node is still tainted")
 	}
 }

@@ -20,7 +20,12 @@ func nodeToModel(n *api.Node, m model.Meta) (*model.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &model.Node{Meta: m, Index: index, CPU: cpu, Memory: mem, MaxPods: pods, Taints: taintsOf(n.Spec.Taints)}
+	taints := taintsOf(n.Spec.Taints)
+	if n.Spec.Unschedulable && !slices.Contains(taints, unschedulableTaint) {
+		// First, so that taints a controller appends keep their place.
+		taints = append([]string{unschedulableTaint}, taints...)
+	}
+	o := &model.Node{Meta: m, Index: index, CPU: cpu, Memory: mem, MaxPods: pods, Taints: taints}
 	o.Ready, o.Heartbeat, o.TransitionAt = nodeReady(&n.Status)
 	return o, nil
 }
@@ -36,6 +41,12 @@ func newNode(o *model.Node) *api.Node {
 	return n
 }
 
+// unschedulableTaint is how a cordoned node (spec.unschedulable, kubectl
+// cordon and drain) appears to the model: a NoSchedule taint, which
+// upstream's node lifecycle controller adds too. ToModel derives it from
+// the flag, and Apply does not write it back, so uncordoning lifts it.
+const unschedulableTaint = "node.kubernetes.io/unschedulable:NoSchedule"
+
 // applyNode writes the pod range, taints, capacity and the Ready condition.
 // Allocatable is left alone: the apiserver defaults it to capacity.
 func applyNode(n *api.Node, o *model.Node) {
@@ -43,7 +54,11 @@ func applyNode(n *api.Node, o *model.Node) {
 		cidr := podCIDR(o.Index)
 		n.Spec.PodCIDR, n.Spec.PodCIDRs = cidr, []string{cidr}
 	}
-	applyTaints(&n.Spec, o.Taints)
+	want := o.Taints
+	if n.Spec.Unschedulable && !slices.Contains(taintsOf(n.Spec.Taints), unschedulableTaint) {
+		want = slices.DeleteFunc(slices.Clone(want), func(t string) bool { return t == unschedulableTaint })
+	}
+	applyTaints(&n.Spec, want)
 	c := n.Status.Capacity
 	cpu, mem, pods, err := capacityOf(c)
 	if err != nil || cpu != o.CPU || mem != o.Memory || pods != o.MaxPods {

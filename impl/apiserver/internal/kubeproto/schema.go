@@ -77,6 +77,10 @@ var kinds = map[typeKey]string{
 	{"v1", "Endpoints"}:       "Endpoints",
 	{"apps/v1", "Deployment"}: "Deployment",
 	{"apps/v1", "ReplicaSet"}: "ReplicaSet",
+	// A typed client sends DeleteOptions in its own group's version.
+	{"v1", "DeleteOptions"}:             "DeleteOptions",
+	{"apps/v1", "DeleteOptions"}:        "DeleteOptions",
+	{"meta.k8s.io/v1", "DeleteOptions"}: "DeleteOptions",
 }
 
 // schema is every message the kinds above reach. Field numbers are from

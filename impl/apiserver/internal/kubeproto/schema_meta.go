@@ -20,6 +20,17 @@ func init() {
 			14: strList("finalizers"),
 			17: msgList("managedFields", "ManagedFieldsEntry"),
 		},
+		"DeleteOptions": {
+			1: optional(i64("gracePeriodSeconds")),
+			2: msg("preconditions", "Preconditions"),
+			3: optional(boolean("orphanDependents")),
+			4: str("propagationPolicy"),
+			5: strList("dryRun"),
+		},
+		"Preconditions": {
+			1: str("uid"),
+			2: str("resourceVersion"),
+		},
 		"OwnerReference": {
 			5: str("apiVersion"),
 			1: str("kind"),

@@ -291,3 +291,16 @@ func mustJSON(t *testing.T, body []byte) []byte {
 	}
 	return out
 }
+
+// DeleteOptions arrive in the body of a typed client's DELETE (kubectl
+// drain), in the client's group version.
+func TestDeleteOptions(t *testing.T) {
+	opts := pb{}.varint(1, 0).msg(2, pb{}.str(1, "u-1")).str(4, "Foreground").str(5, "All")
+	for _, gv := range []string{"v1", "apps/v1", "meta.k8s.io/v1"} {
+		m := convert(t, wrap(gv, "DeleteOptions", opts))
+		want(t, m, "kind", "DeleteOptions")
+		want(t, m, "gracePeriodSeconds", json.Number("0"))
+		want(t, m, "preconditions.uid", "u-1")
+		want(t, m, "propagationPolicy", "Foreground")
+	}
+}
