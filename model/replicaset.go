@@ -24,16 +24,21 @@ var replicaSetRole = role{
 	reconcile: reconcileReplicaSet,
 }
 
-// activePods returns the view's non-terminating pods controlled by rs.
-func activePods(c *Memory, rs *ReplicaSet) []*Pod {
-	var out []*Pod
+// activePods returns the view's non-terminating pods controlled by rs
+// whose labels it selects, and the others it controls that it no longer
+// selects (a user relabelled them).
+func activePods(c *Memory, rs *ReplicaSet) (active, strays []*Pod) {
 	for _, o := range c.List(KindPod) {
 		p := o.(*Pod)
-		if p.Owner.UID == rs.UID && !p.Deleting {
-			out = append(out, p)
+		switch {
+		case p.Owner.UID != rs.UID || p.Deleting:
+		case matches(rs.PodLabels, p.Labels):
+			active = append(active, p)
+		default:
+			strays = append(strays, p)
 		}
 	}
-	return out
+	return active, strays
 }
 
 func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
@@ -44,9 +49,19 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 	if c.Waiting(key) && h.Mutant() != MutantReplicaSetNoExpectations {
 		return
 	}
-	pods := activePods(c, rs)
-	diff := rs.Replicas - len(pods)
+	pods, strays := activePods(c, rs)
 	rev := int64(0)
+	// A pod it no longer selects goes free, as upstream's claimPods
+	// releases it: kubectl label pod X app=debug takes a pod out of the set
+	// (and out of its Services), and a new one takes its place.
+	for _, p := range strays {
+		free := p.shallow().(*Pod)
+		free.Owner = Owner{}
+		if r := t.Update(VerbUpdate, p, free); r != 0 {
+			rev = r
+		}
+	}
+	diff := rs.Replicas - len(pods)
 	switch {
 	case diff > 0:
 		for i := 0; i < diff && !t.Stopped(); i++ {

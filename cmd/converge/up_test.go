@@ -131,6 +131,21 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		!strings.Contains(out, "Started container nginx") || strings.Contains(out, "SuccessfulCreate") {
 		t.Fatalf("describe pod %s shows not just its own events:\n%s", pod, out)
 	}
+	// Relabelling a pod takes it out of its ReplicaSet, which makes another.
+	kubectl(t, kc, "label", "pod", pod, "app=debug", "--overwrite")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := kubectl(t, kc, "get", "pods", "-l", "app=myapp", "-o", "name")
+		owners := kubectl(t, kc, "get", "pod", pod, "-o", "jsonpath={.metadata.ownerReferences}")
+		if strings.Count(out, "pod/") == 3 && !strings.Contains(out, pod) && strings.TrimSpace(owners) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after relabelling %s: pods with app=myapp:\n%s\nits owners: %s", pod, out, owners)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	kubectl(t, kc, "delete", "pod", pod)
 	// A pause is refused, not ignored: the controllers cannot honour it.
 	if out := kubectlFails(t, kc, "rollout", "pause", "deployment/myapp"); !strings.Contains(out, "spec.paused: Forbidden") {
 		t.Fatalf("rollout pause:\n%s", out)
@@ -260,7 +275,7 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	kubectl(t, kc, "delete", "deployment", "web")
 
 	kubectl(t, kc, "delete", "deployment", "myapp")
-	deadline := time.Now().Add(60 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for strings.TrimSpace(kubectl(t, kc, "get", "pods,rs", "-o", "name")) != "" {
 		if time.Now().After(deadline) {
 			t.Fatal("the cascade did not finish")

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -56,7 +57,7 @@ func parseRoute(path string) (route, error) {
 	}
 	info, ok := api.LookupResource(segs[0])
 	if !ok || info.Group != group || info.Version != version {
-		return route{}, api.NewNotFound(api.GroupResource{Group: group, Resource: segs[0]}, "")
+		return route{}, notFoundPath(path)
 	}
 	rt.Resource = info
 	if len(segs) > 1 {
@@ -65,7 +66,12 @@ func parseRoute(path string) (route, error) {
 	if len(segs) > 2 {
 		rt.Subresource = segs[2]
 		if _, ok := info.Subresource(segs[2]); !ok {
-			return route{}, api.NewNotFound(info.GroupResource(), rt.Name+"/"+segs[2])
+			if info.Resource == "pods" && streamSubresources[segs[2]] {
+				e := notFoundPath(path)
+				e.Status.Message = fmt.Sprintf("converge does not serve pods/%s: its kubelets keep no logs and run no streams (logs, exec, attach, port-forward)", segs[2])
+				return route{}, e
+			}
+			return route{}, notFoundPath(path)
 		}
 	}
 	if rt.Namespace != "" && !info.Namespaced {
@@ -97,6 +103,10 @@ func splitPath(path string) []string {
 	}
 	return out
 }
+
+// streamSubresources are the pod subresources a kubelet serves with a
+// stream of its own, which converge's kubelets do not have.
+var streamSubresources = map[string]bool{"log": true, "exec": true, "attach": true, "portforward": true, "proxy": true}
 
 // notFoundPath is Kubernetes' 404 for a path that names no resource; the
 // message does not echo the path, as Kubernetes' does not.
