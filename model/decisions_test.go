@@ -83,3 +83,19 @@ func TestActionScriptRoundTripsAndRejectsGarbage(t *testing.T) {
 		}
 	}
 }
+
+func TestWhyUnschedulableCountsReasons(t *testing.T) {
+	full := pod("a", "n2", 950)
+	nodes := []Obj{node("n1", false), node("n2", true), node("n3", true, "node.kubernetes.io/unschedulable:NoSchedule")}
+	got := WhyUnschedulable(pod("p", "", 100), nodes, []Obj{full})
+	want := "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {node.kubernetes.io/unschedulable: }, 1 node(s) were not ready."
+	if got != want {
+		t.Fatalf("WhyUnschedulable = %q, want %q", got, want)
+	}
+	if got := WhyUnschedulable(pod("p", "", 10), nodes, []Obj{full}); got != "" {
+		t.Fatalf("a pod that fits n2: %q", got)
+	}
+	if got := WhyUnschedulable(pod("p", "", 1), nil, nil); got != "0/0 nodes are available." {
+		t.Fatalf("no nodes: %q", got)
+	}
+}

@@ -1,6 +1,10 @@
 package model
 
-import "strings"
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // Defaults for requests and capacity, in milli-cores and MiB.
 const (
@@ -60,42 +64,74 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 // resources of the given pods bound to each node. It returns "" when no node
 // fits.
 func PickNode(p *Pod, nodes, pods []Obj) string {
-	type use struct{ cpu, mem, pods int }
-	used := map[string]*use{}
-	for _, o := range pods {
-		q := o.(*Pod)
-		if q.NodeName == "" || q.Name == p.Name {
-			continue
-		}
-		u := used[q.NodeName]
-		if u == nil {
-			u = &use{}
-			used[q.NodeName] = u
-		}
-		u.cpu += q.CPU
-		u.mem += q.Memory
-		u.pods++
-	}
+	used := usage(p, pods)
 	best, bestScore := "", -1
 	for _, o := range nodes {
 		n := o.(*Node)
-		if !Schedulable(n) || !subset(p.NodeSelector, n.Labels) {
+		if len(misfits(p, n, used[n.Name])) > 0 {
 			continue
 		}
 		u := used[n.Name]
-		if u == nil {
-			u = &use{}
-		}
 		cpu, mem := u.cpu+p.CPU, u.mem+p.Memory
-		if cpu > n.CPU || mem > n.Memory || u.pods+1 > n.MaxPods {
-			continue
-		}
 		score := ((n.CPU-cpu)*100/n.CPU + (n.Memory-mem)*100/n.Memory) / 2
 		if score > bestScore { // nodes come in name order: ties keep the lowest
 			best, bestScore = n.Name, score
 		}
 	}
 	return best
+}
+
+// use is what the pods bound to one node request.
+type use struct{ cpu, mem, pods int }
+
+// usage sums the requests of the pods bound to each node, leaving p out.
+func usage(p *Pod, pods []Obj) map[string]use {
+	used := map[string]use{}
+	for _, o := range pods {
+		q := o.(*Pod)
+		if q.NodeName == "" || q.Name == p.Name {
+			continue
+		}
+		u := used[q.NodeName]
+		u.cpu += q.CPU
+		u.mem += q.Memory
+		u.pods++
+		used[q.NodeName] = u
+	}
+	return used
+}
+
+// misfits are the filter's reasons for keeping p off n, in the words of
+// upstream's scheduler; none means n fits.
+func misfits(p *Pod, n *Node, u use) []string {
+	var out []string
+	switch {
+	case n.Deleting:
+		out = append(out, "node(s) were being deleted")
+	case !n.Ready:
+		out = append(out, "node(s) were not ready")
+	}
+	for _, t := range n.Taints {
+		i := strings.LastIndexByte(t, ':')
+		if effect := t[i+1:]; i >= 0 && (effect == "NoSchedule" || effect == "NoExecute") {
+			key, value, _ := strings.Cut(t[:i], "=")
+			out = append(out, "node(s) had untolerated taint {"+key+": "+value+"}")
+			break
+		}
+	}
+	if !subset(p.NodeSelector, n.Labels) {
+		out = append(out, "node(s) didn't match Pod's node affinity/selector")
+	}
+	if u.cpu+p.CPU > n.CPU {
+		out = append(out, "Insufficient cpu")
+	}
+	if u.mem+p.Memory > n.Memory {
+		out = append(out, "Insufficient memory")
+	}
+	if u.pods+1 > n.MaxPods {
+		out = append(out, "Too many pods")
+	}
+	return out
 }
 
 // Schedulable: Ready and no taint that repels pods without tolerations.
@@ -109,4 +145,32 @@ func Schedulable(n *Node) bool {
 		}
 	}
 	return true
+}
+
+// WhyUnschedulable explains why PickNode finds no node for p, as
+// upstream's FailedScheduling event does: "0/3 nodes are available: 1 node(s)
+// were not ready, 2 Insufficient cpu." It is "" when some node fits.
+func WhyUnschedulable(p *Pod, nodes, pods []Obj) string {
+	used := usage(p, pods)
+	counts := map[string]int{}
+	for _, o := range nodes {
+		n := o.(*Node)
+		reasons := misfits(p, n, used[n.Name])
+		if len(reasons) == 0 {
+			return ""
+		}
+		for _, r := range reasons {
+			counts[r]++
+		}
+	}
+	reasons := make([]string, 0, len(counts))
+	for r, c := range counts {
+		reasons = append(reasons, strconv.Itoa(c)+" "+r)
+	}
+	sort.Strings(reasons)
+	msg := "0/" + strconv.Itoa(len(nodes)) + " nodes are available"
+	if len(reasons) > 0 {
+		msg += ": " + strings.Join(reasons, ", ")
+	}
+	return msg + "."
 }

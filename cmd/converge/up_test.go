@@ -146,6 +146,20 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	kubectl(t, kc, "delete", "pod", pod)
+	// A pod no node can take says why, in a FailedScheduling warning.
+	kubectl(t, kc, "run", "stuck", "--image=nginx:1.27", `--overrides={"spec":{"nodeSelector":{"disk":"none"}}}`)
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		out := kubectl(t, kc, "describe", "pod", "stuck")
+		if strings.Contains(out, "FailedScheduling") && strings.Contains(out, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("describe pod stuck:\n%s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	kubectl(t, kc, "delete", "pod", "stuck")
 	// A pause is refused, not ignored: the controllers cannot honour it.
 	if out := kubectlFails(t, kc, "rollout", "pause", "deployment/myapp"); !strings.Contains(out, "spec.paused: Forbidden") {
 		t.Fatalf("rollout pause:\n%s", out)

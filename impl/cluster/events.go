@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,16 +28,32 @@ const DefaultEventTTL = time.Hour
 // dropped, as upstream's broadcaster drops under pressure.
 const eventBuffer = 1024
 
+// repeatInterval is how often a repeated Event is written again; repeats
+// in between only count, as upstream's correlator folds a storm (a pod
+// that fits no node fails again on every node heartbeat).
+const repeatInterval = 10 * time.Second
+
 // eventRecorder writes Events in the background, best effort.
 type eventRecorder struct {
 	client client.Client
 	queue  chan *api.Event
 	now    func() time.Time
 	seq    atomic.Uint64
+
+	mu     sync.Mutex
+	recent map[string]*repeated // by object uid, reason and message
+}
+
+// repeated is the Event last written for one key, and how often it
+// happened since.
+type repeated struct {
+	ev      *api.Event
+	count   int32
+	written time.Time
 }
 
 func newEventRecorder(c client.Client) *eventRecorder {
-	return &eventRecorder{client: c, queue: make(chan *api.Event, eventBuffer), now: time.Now}
+	return &eventRecorder{client: c, queue: make(chan *api.Event, eventBuffer), now: time.Now, recent: map[string]*repeated{}}
 }
 
 // run writes queued Events until ctx ends, and every sweep deletes the
@@ -49,15 +66,38 @@ func (e *eventRecorder) run(ctx context.Context, ttl time.Duration) {
 		case <-ctx.Done():
 			return
 		case ev := <-e.queue:
-			_, _ = e.client.Create(ctx, ev) // best effort: an Event is a report, not state
+			e.write(ctx, ev)
 		case <-sweep.C:
 			e.expire(ctx, ttl)
 		}
 	}
 }
 
-// expire deletes the Events last seen before now-ttl.
+// write creates ev, or for a repeat updates the Event it repeats (creating
+// it again if it expired). Best effort: an Event is a report, not state.
+func (e *eventRecorder) write(ctx context.Context, ev *api.Event) {
+	if ev.Count > 1 {
+		if cur, err := e.client.Get(ctx, "events", ev.Namespace, ev.Name); err == nil {
+			u := *ev // ev is shared with fold: write on a copy
+			u.ResourceVersion = cur.GetObjectMeta().ResourceVersion
+			if _, err := e.client.Update(ctx, &u); err == nil {
+				return
+			}
+		}
+	}
+	_, _ = e.client.Create(ctx, ev)
+}
+
+// expire deletes the Events last seen before now-ttl, and forgets the
+// repeats it counts that are as old.
 func (e *eventRecorder) expire(ctx context.Context, ttl time.Duration) {
+	e.mu.Lock()
+	for k, r := range e.recent {
+		if e.now().Sub(r.written) > ttl {
+			delete(e.recent, k)
+		}
+	}
+	e.mu.Unlock()
 	l, err := e.client.List(ctx, "events", "", registry.ListOptions{})
 	if err != nil {
 		return
@@ -128,6 +168,27 @@ func (e *eventRecorder) observe(actor string, w model.Write, stored api.Object) 
 	}
 }
 
+// failedScheduling reports that the scheduler found no node for a pod it
+// just tried, with the filter's reasons (a scheduling attempt writes
+// nothing, so there is no write to derive it from).
+func (e *eventRecorder) failedScheduling(c *component, key string) {
+	c.mu.Lock()
+	p, _ := c.mem.Get(model.KindPod, key).(*model.Pod)
+	why := ""
+	if p != nil && p.NodeName == "" && !p.Deleting {
+		why = model.WhyUnschedulable(p, c.mem.List(model.KindNode), c.mem.List(model.KindPod))
+	}
+	c.mu.Unlock()
+	if why == "" {
+		return
+	}
+	if inf := c.inf[model.KindPod]; inf != nil {
+		if obj, ok := inf.Cache().Get(Namespace, key); ok {
+			e.emit(referenceTo(obj), api.EventTypeWarning, "FailedScheduling", why, "default-scheduler", "")
+		}
+	}
+}
+
 // kubeletPod reports a pod's container starting, restarting or stopping.
 func (e *eventRecorder) kubeletPod(node string, w model.Write, stored api.Object) {
 	pod, ok := stored.(*api.Pod)
@@ -173,10 +234,34 @@ func (e *eventRecorder) emit(involved api.ObjectReference, typ, reason, message,
 	if host != "" {
 		ev.ReportingInstance = component + "-" + host
 	}
+	if ev = e.fold(ev, involved.UID+"\x00"+reason+"\x00"+message); ev == nil {
+		return
+	}
 	select {
 	case e.queue <- ev:
 	default:
 	}
+}
+
+// fold turns a repeat of key into a count on the Event it repeats: nil
+// while the last write is recent, else that Event with the new count.
+func (e *eventRecorder) fold(ev *api.Event, key string) *api.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := e.recent[key]
+	if r == nil {
+		e.recent[key] = &repeated{ev: ev, count: 1, written: ev.LastTimestamp.Time}
+		return ev
+	}
+	r.count++
+	if ev.LastTimestamp.Sub(r.written) < repeatInterval {
+		return nil
+	}
+	again := *r.ev
+	again.Count, again.LastTimestamp = r.count, ev.LastTimestamp
+	r.ev, r.written = &again, ev.LastTimestamp.Time
+	out := again
+	return &out
 }
 
 func referenceTo(o api.Object) api.ObjectReference {

@@ -120,3 +120,59 @@ func TestEventsExpire(t *testing.T) {
 		t.Fatalf("events left: %v, want [new]", left)
 	}
 }
+
+// A pod no node can take gets a FailedScheduling warning with the
+// filter's reasons.
+func TestRunningReportsFailedScheduling(t *testing.T) {
+	r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 0, Tick: 20 * time.Millisecond, Events: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	r.mustApply(t, "apply web replicas=1 image=nginx:1")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		l, err := r.env.client.List(context.Background(), "events", api.DefaultNamespace, registry.ListOptions{FieldSelector: "reason=FailedScheduling"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if items := l.GetItems(); len(items) > 0 {
+			ev := items[0].(*api.Event)
+			if ev.Type != api.EventTypeWarning || ev.InvolvedObject.Kind != "Pod" || ev.Message != "0/0 nodes are available." {
+				t.Fatalf("FailedScheduling event: %+v", ev)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no FailedScheduling event for a pod with no node to go to")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Repeats of one event within repeatInterval only count; the next write
+// after it carries the count, under the first event's name.
+func TestRepeatedEventsFold(t *testing.T) {
+	rec := newEventRecorder(nil)
+	now := time.Unix(1_000_000, 0)
+	rec.now = func() time.Time { return now }
+	pod := api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u"}
+	emit := func() {
+		rec.emit(pod, api.EventTypeWarning, "FailedScheduling", "0/1 nodes are available.", "default-scheduler", "")
+	}
+	emit()
+	first := <-rec.queue
+	for range 5 {
+		now = now.Add(time.Second)
+		emit()
+	}
+	if len(rec.queue) != 0 {
+		t.Fatalf("%d writes for repeats within %v", len(rec.queue), repeatInterval)
+	}
+	now = now.Add(repeatInterval)
+	emit()
+	again := <-rec.queue
+	if again.Name != first.Name || again.Count != 7 || !again.FirstTimestamp.Time.Equal(first.FirstTimestamp.Time) || !again.LastTimestamp.Time.Equal(now) {
+		t.Fatalf("repeat: name %s count %d first %v last %v; first event %s", again.Name, again.Count, again.FirstTimestamp, again.LastTimestamp, first.Name)
+	}
+}

@@ -211,7 +211,11 @@ func (r *Running) work(c *component) {
 			continue
 		}
 		a := model.Action{Op: model.OpReconcile, Who: c.name, Key: key}
-		r.logStep(a, model.Result{Writes: c.reconcile(c.ctx, key, 0)})
+		writes := c.reconcile(c.ctx, key, 0)
+		if len(writes) == 0 && c.name == model.Scheduler && c.user == nil && r.env.events != nil {
+			r.env.events.failedScheduling(c, key)
+		}
+		r.logStep(a, model.Result{Writes: writes})
 	}
 }
 
