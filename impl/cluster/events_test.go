@@ -176,3 +176,47 @@ func TestRepeatedEventsFold(t *testing.T) {
 		t.Fatalf("repeat: name %s count %d first %v last %v; first event %s", again.Name, again.Count, again.FirstTimestamp, again.LastTimestamp, first.Name)
 	}
 }
+
+// A repeat written after repeatInterval updates the stored Event in place;
+// if that Event has expired meanwhile, it is created again.
+func TestRepeatedEventUpdatesTheStoredOne(t *testing.T) {
+	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := newEventRecorder(s.env.client)
+	now := time.Unix(1_000_000, 0)
+	rec.now = func() time.Time { return now }
+	ctx := context.Background()
+	pod := api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u"}
+	emit := func() {
+		rec.emit(pod, api.EventTypeWarning, "FailedScheduling", "0/1 nodes are available.", "default-scheduler", "")
+		rec.write(ctx, <-rec.queue)
+	}
+	stored := func() []*api.Event {
+		l, err := s.env.client.List(ctx, "events", api.DefaultNamespace, registry.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*api.Event
+		for _, o := range l.GetItems() {
+			out = append(out, o.(*api.Event))
+		}
+		return out
+	}
+	emit()
+	now = now.Add(repeatInterval)
+	emit()
+	if evs := stored(); len(evs) != 1 || evs[0].Count != 2 || !evs[0].LastTimestamp.Time.Equal(now) {
+		t.Fatalf("after a repeat: %+v", evs)
+	}
+	if _, err := s.env.client.Delete(ctx, "events", api.DefaultNamespace, stored()[0].Name, api.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(repeatInterval)
+	emit()
+	if evs := stored(); len(evs) != 1 || evs[0].Count != 3 {
+		t.Fatalf("a repeat of an expired event: %+v", evs)
+	}
+}
