@@ -115,7 +115,17 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	srv, err := apiserver.New(apiserver.Config{Registry: reg, Auth: auth})
+	logLine := func(line string) {
+		if !f.quiet {
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	m, err := newMachines(ctx, f, logLine)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	srv, err := apiserver.New(apiserver.Config{Registry: reg, Auth: auth, PodLogs: m.podLogs(reg)})
 	if err != nil {
 		return err
 	}
@@ -128,16 +138,6 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	go func() { served <- hs.ServeTLS(ln, "", "") }()
 	defer hs.Close()
 
-	logLine := func(line string) {
-		if !f.quiet {
-			fmt.Fprintln(stdout, line)
-		}
-	}
-	m, err := newMachines(ctx, f, logLine)
-	if err != nil {
-		return err
-	}
-	defer m.close()
 	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine, Runtime: m.runtime(),
 		Events: f.events, EventTTL: f.eventTTL})
 	if err != nil {

@@ -210,6 +210,17 @@ func TestRealContainersThroughConvergeUp(t *testing.T) {
 	}
 	t.Logf("apply -> 3 pods Ready: %v", latencies)
 
+	// kubectl logs reads what the container printed, from containerd's log
+	// file; --tail keeps the last lines.
+	name := pods[0].Name
+	want := fmt.Sprintf("converge-echo: pod=%q listening on", name)
+	if out := kubectl(t, kc, "logs", name); !strings.Contains(out, want) {
+		t.Fatalf("kubectl logs %s: %q, want a line with %q", name, out, want)
+	}
+	if out := kubectl(t, kc, "logs", name, "--tail=1"); strings.Count(out, "\n") != 1 {
+		t.Fatalf("kubectl logs --tail=1 %s: %q", name, out)
+	}
+
 	// 2. The Service's clusterIP answers from every pod.
 	ip := strings.TrimSpace(kubectl(t, kc, "get", "svc", "echo", "-o", "jsonpath={.spec.clusterIP}"))
 	if !strings.HasPrefix(ip, "127.200.") {

@@ -33,6 +33,7 @@ type machines struct {
 	address  string
 	opts     []containerd.Option
 	runtimes []*containerd.Runtime
+	byNode   map[string]*containerd.Runtime // for kubectl logs
 }
 
 // newMachines prepares the runtime f asks for.
@@ -96,6 +97,10 @@ func (m *machines) runtime() func(node string) container.Runtime {
 		}
 		m.mu.Lock()
 		m.runtimes = append(m.runtimes, rt)
+		if m.byNode == nil {
+			m.byNode = map[string]*containerd.Runtime{}
+		}
+		m.byNode[node] = rt
 		m.mu.Unlock()
 		return rt
 	}
@@ -110,7 +115,7 @@ func (m *machines) close() {
 	for _, rt := range m.runtimes {
 		rt.Close()
 	}
-	m.runtimes = nil
+	m.runtimes, m.byNode = nil, nil
 	if m.daemon != nil {
 		m.daemon.Close()
 		m.daemon = nil

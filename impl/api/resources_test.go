@@ -16,7 +16,7 @@ func TestResourceTable(t *testing.T) {
 	}{
 		{"deployments", "Deployment", "DeploymentList", "apps", "deploy", true, []string{"status", "scale"}},
 		{"replicasets", "ReplicaSet", "ReplicaSetList", "apps", "rs", true, []string{"status", "scale"}},
-		{"pods", "Pod", "PodList", "", "po", true, []string{"status", "binding"}},
+		{"pods", "Pod", "PodList", "", "po", true, []string{"status", "binding", "log"}},
 		{"nodes", "Node", "NodeList", "", "no", false, []string{"status"}},
 		{"services", "Service", "ServiceList", "", "svc", true, []string{"status"}},
 		{"endpoints", "Endpoints", "EndpointsList", "", "ep", true, nil},

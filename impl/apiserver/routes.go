@@ -68,7 +68,7 @@ func parseRoute(path string) (route, error) {
 		if _, ok := info.Subresource(segs[2]); !ok {
 			if info.Resource == "pods" && streamSubresources[segs[2]] {
 				e := notFoundPath(path)
-				e.Status.Message = fmt.Sprintf("converge does not serve pods/%s: its kubelets keep no logs and run no streams (logs, exec, attach, port-forward)", segs[2])
+				e.Status.Message = fmt.Sprintf("converge does not serve pods/%s: its kubelets run no streams (exec, attach, port-forward)", segs[2])
 				return route{}, e
 			}
 			return route{}, notFoundPath(path)
@@ -106,7 +106,7 @@ func splitPath(path string) []string {
 
 // streamSubresources are the pod subresources a kubelet serves with a
 // stream of its own, which converge's kubelets do not have.
-var streamSubresources = map[string]bool{"log": true, "exec": true, "attach": true, "portforward": true, "proxy": true}
+var streamSubresources = map[string]bool{"exec": true, "attach": true, "portforward": true, "proxy": true}
 
 // notFoundPath is Kubernetes' 404 for a path that names no resource; the
 // message does not echo the path, as Kubernetes' does not.

@@ -46,6 +46,9 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// Log receives recovered panics; nil logs to stderr.
 	Log *log.Logger
+	// PodLogs serves pods/{name}/log; nil answers it with a 404 that says
+	// converge keeps no logs.
+	PodLogs PodLogs
 }
 
 // Server is the HTTP apiserver.
@@ -57,6 +60,7 @@ type Server struct {
 	bookmark time.Duration
 	log      *log.Logger
 	openapi  http.Handler
+	podLogs  PodLogs
 }
 
 // New checks cfg and returns a Server.
@@ -65,7 +69,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: Config.Registry is required")
 	}
 	s := &Server{reg: cfg.Registry, auth: cfg.Auth, maxBody: cfg.MaxBodyBytes,
-		version: cfg.Version, bookmark: cfg.BookmarkInterval, log: cfg.Log}
+		version: cfg.Version, bookmark: cfg.BookmarkInterval, log: cfg.Log, podLogs: cfg.PodLogs}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
