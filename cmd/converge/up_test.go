@@ -126,6 +126,9 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	if out := kubectl(t, kc, "describe", "deployment", "myapp"); !regexp.MustCompile(`(?m)^Events:\n(?s:.*)Normal +ScalingReplicaSet +\S+ +deployment-controller +Scaled up replica set myapp-\w+ from 0 to 3`).MatchString(out) {
 		t.Fatalf("describe deployment shows no scaling event:\n%s", out)
 	}
+	if out := kubectl(t, kc, "describe", "node", "node-2"); !strings.Contains(out, "Registered Node node-2 in Controller") {
+		t.Fatalf("describe node shows no registration:\n%s", out)
+	}
 	pod := strings.TrimSpace(kubectl(t, kc, "get", "pods", "-o", "jsonpath={.items[0].metadata.name}"))
 	if out := kubectl(t, kc, "describe", "pod", pod); !strings.Contains(out, "Successfully assigned default/"+pod+" to node-") ||
 		!strings.Contains(out, "Started container nginx") || strings.Contains(out, "SuccessfulCreate") {

@@ -189,6 +189,18 @@ func (e *eventRecorder) failedScheduling(c *component, key string) {
 	}
 }
 
+// registered reports a node joining, as its kubelet and the node
+// lifecycle controller do.
+func (e *eventRecorder) registered(ctx context.Context, node string) {
+	obj, err := e.client.Get(ctx, "nodes", "", node)
+	if err != nil {
+		return
+	}
+	ref := referenceTo(obj)
+	e.emit(ref, api.EventTypeNormal, "Starting", "Starting kubelet.", "kubelet", node)
+	e.emit(ref, api.EventTypeNormal, "RegisteredNode", fmt.Sprintf("Node %s event: Registered Node %s in Controller", node, node), "node-controller", "")
+}
+
 // kubeletPod reports a pod's container starting, restarting or stopping.
 func (e *eventRecorder) kubeletPod(node string, w model.Write, stored api.Object) {
 	pod, ok := stored.(*api.Pod)

@@ -36,6 +36,8 @@ func TestRunningReportsEvents(t *testing.T) {
 		"Pod Pulled Container image \"nginx:1\" already present on machine",
 		"Pod Created Created container: nginx",
 		"Pod Started Started container nginx",
+		"Node Starting Starting kubelet.",
+		"Node RegisteredNode Node node-1 event: Registered Node node-1 in Controller",
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	var got []string

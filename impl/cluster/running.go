@@ -118,6 +118,9 @@ func (r *Running) Apply(a model.Action) model.Result {
 	}
 	res := r.Step(a)
 	r.logStep(a, res)
+	if a.Op == model.OpAddNode && res.Err == nil && r.env.events != nil {
+		r.env.events.registered(r.ctx, a.Who)
+	}
 	return res
 }
 
