@@ -134,6 +134,12 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		!strings.Contains(out, "Started container nginx") || strings.Contains(out, "SuccessfulCreate") {
 		t.Fatalf("describe pod %s shows not just its own events:\n%s", pod, out)
 	}
+	// What a kubelet reports besides the model's fields: times and conditions.
+	if out := kubectl(t, kc, "describe", "pod", pod); !regexp.MustCompile(`Start Time: +\w{3}, `).MatchString(out) ||
+		strings.Contains(out, "0001 00:00:00") || !regexp.MustCompile(`PodScheduled +True`).MatchString(out) ||
+		!regexp.MustCompile(`Initialized +True`).MatchString(out) {
+		t.Fatalf("describe pod %s lacks a kubelet's times or conditions:\n%s", pod, out)
+	}
 	// Relabelling a pod takes it out of its ReplicaSet, which makes another.
 	kubectl(t, kc, "label", "pod", pod, "app=debug", "--overwrite")
 	deadline := time.Now().Add(30 * time.Second)

@@ -143,6 +143,9 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 	}
 	if err == nil {
 		stored.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.M(before).Version, 10)
+		if p, ok := stored.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
+			kubeletStatus(p, api.Unix(w.c.env.now()))
+		}
 		if verb == model.VerbStatus {
 			stored, err = w.c.env.client.UpdateStatus(w.ctx, stored)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -62,6 +63,9 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 			return nil, api.NewOptimisticLockConflict(bindingResource, pod)
 		}
 		p.Spec.NodeName = node
+		// As upstream's binding does: the pod is scheduled as of now.
+		scheduled := api.PodCondition{Type: "PodScheduled", Status: api.ConditionTrue, LastTransitionTime: api.NewTime(r.clock())}
+		p.Status.Conditions = append(slices.DeleteFunc(p.Status.Conditions, func(c api.PodCondition) bool { return c.Type == scheduled.Type }), scheduled)
 		value, err := encode(p)
 		if err != nil {
 			return nil, err
