@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/converge-dev/converge/impl/api"
 	"io"
 	"net"
 	"net/http"
@@ -99,6 +100,9 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	defer closeEtcd()
 	st := store.New(c, "")
 	reg := registry.New(registry.Config{Store: st, ServiceIPRange: serviceIPRange})
+	if err := ensureNamespaces(ctx, reg); err != nil {
+		return err
+	}
 	tlsFiles, err := apiserver.EnsureTLS(filepath.Join(f.dataDir, "pki"))
 	if err != nil {
 		return err
@@ -256,4 +260,19 @@ current-context: converge
 		return err
 	}
 	return os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+// systemNamespaces are the namespaces a cluster starts with, so that
+// kubectl get namespaces lists them.
+var systemNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
+
+// ensureNamespaces creates the system namespaces a fresh data dir lacks.
+func ensureNamespaces(ctx context.Context, reg *registry.Registry) error {
+	for _, ns := range systemNamespaces {
+		_, err := reg.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}})
+		if err != nil && !api.IsAlreadyExists(err) {
+			return fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+	}
+	return nil
 }

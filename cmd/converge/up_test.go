@@ -292,6 +292,17 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	if out, err := outside.CombinedOutput(); err != nil || !strings.Contains(string(out), "Warning: converge's controllers act in namespace default only") {
 		t.Fatalf("a Deployment outside the default namespace: want it created with a warning, got %v:\n%s", err, out)
 	}
+	// A namespace's deletion takes what it holds; the system ones stay.
+	if out := kubectl(t, kc, "get", "namespaces"); !strings.Contains(out, "kube-system") || !strings.Contains(out, "dev ") {
+		t.Fatalf("get namespaces:\n%s", out)
+	}
+	kubectl(t, kc, "delete", "namespace", "dev", "--timeout=30s")
+	if out := kubectl(t, kc, "get", "deployments", "-A", "-o", "name"); strings.Contains(out, "deployment.apps/api") {
+		t.Fatalf("the deployment in deleted namespace dev is still there:\n%s", out)
+	}
+	if out := kubectlFails(t, kc, "delete", "namespace", "default"); !strings.Contains(out, "forbidden") {
+		t.Fatalf("delete namespace default: %s", out)
+	}
 	kubectl(t, kc, "create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80")
 	kubectl(t, kc, "create", "service", "clusterip", "web", "--tcp=80:80")
 	kubectl(t, kc, "rollout", "status", "deployment/web", "--timeout=60s")

@@ -23,6 +23,11 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		ctx = WithDryRun(ctx) // checkDeleteOptions admitted only "All"
 	}
 	dry := isDryRun(ctx)
+	if info.Resource == "namespaces" {
+		if err := checkNamespaceDelete(name); err != nil {
+			return nil, err
+		}
+	}
 	var wantRV int64
 	var wantUID string
 	if p := opts.Preconditions; p != nil {
@@ -53,6 +58,11 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		if !propagated && !dry { // a dry run leaves the dependents alone
 			if err := r.propagate(ctx, policyOf(opts), old); err != nil {
 				return nil, err
+			}
+			if info.Resource == "namespaces" {
+				if err := r.emptyNamespace(ctx, name); err != nil {
+					return nil, err
+				}
 			}
 			propagated = true
 			continue // the dependents' writes may have raced: read again
