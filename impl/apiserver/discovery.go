@@ -105,7 +105,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 			ServerAddressByClientCIDRs: []serverAddressCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
 	case "/apis":
 		body = apiGroupList{Kind: "APIGroupList", APIVersion: "v1",
-			Groups: []apiGroup{groupOf("apps")}}
+			Groups: []apiGroup{groupOf("apps"), groupOf("authorization.k8s.io")}}
 	case "/apis/apps":
 		g := groupOf("apps")
 		body = struct {
@@ -126,7 +126,10 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 	case "/apis/autoscaling/v1":
 		body = resourceList("autoscaling", "v1")
 	default:
-		return false
+		var ok bool
+		if body, ok = authorizationDiscovery(strings.TrimSuffix(path, "/")); !ok {
+			return false
+		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeError(w, api.NewMethodNotSupported(api.GroupResource{}, r.Method))

@@ -132,6 +132,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.serveNonResource(w, r, path) {
 		return
 	}
+	if strings.TrimSuffix(path, "/") == accessReviewPath {
+		s.accessReview(w, r, user)
+		return
+	}
 	rt, err := parseRoute(path)
 	if err != nil {
 		writeError(w, err)

@@ -81,6 +81,8 @@ var kinds = map[typeKey]string{
 	{"v1", "DeleteOptions"}:             "DeleteOptions",
 	{"apps/v1", "DeleteOptions"}:        "DeleteOptions",
 	{"meta.k8s.io/v1", "DeleteOptions"}: "DeleteOptions",
+
+	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}: "SelfSubjectAccessReview",
 }
 
 // schema is every message the kinds above reach. Field numbers are from
