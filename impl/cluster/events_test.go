@@ -49,7 +49,9 @@ func TestRunningReportsEvents(t *testing.T) {
 		got = got[:0]
 		for _, o := range l.GetItems() {
 			ev := o.(*api.Event)
-			if ev.InvolvedObject.UID == "" || ev.Type != api.EventTypeNormal || ev.Count != 1 || ev.LastTimestamp.IsZero() {
+			// A pod may be tried before the scheduler sees a node: a
+			// FailedScheduling warning is then right too.
+			if ev.InvolvedObject.UID == "" || (ev.Type != api.EventTypeNormal && ev.Reason != "FailedScheduling") || ev.Count < 1 || ev.LastTimestamp.IsZero() {
 				t.Fatalf("incomplete event: %+v", ev)
 			}
 			got = append(got, ev.InvolvedObject.Kind+" "+ev.Reason+" "+ev.Message)
