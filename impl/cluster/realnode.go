@@ -268,6 +268,13 @@ func (w *writer) noteImagePull(c model.Container, err error) {
 			cs = &p.Status.ContainerStatuses[i]
 		}
 	}
+	if rec := w.c.env.events; rec != nil { // every attempt; repeats are folded
+		ref := referenceTo(p)
+		rec.emit(ref, api.EventTypeWarning, "Failed", fmt.Sprintf("Failed to pull image %q: %v", ct.Image, err), "kubelet", c.Node)
+		if cs != nil && cs.State.Waiting != nil {
+			rec.emit(ref, api.EventTypeNormal, "BackOff", fmt.Sprintf("Back-off pulling image %q", ct.Image), "kubelet", c.Node)
+		}
+	}
 	if cs != nil && cs.State.Waiting != nil {
 		if cs.State.Waiting.Reason == container.ReasonImagePullBackOff {
 			return

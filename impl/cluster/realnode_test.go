@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,7 +157,7 @@ func TestMissingImageIsAWaitingReasonThenRuns(t *testing.T) {
 	host := container.NewFakeHost(time.Now)
 	host.Node("node-1").AddImage("other:1") // nginx:1 is not present
 	r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 1, Tick: 20 * time.Millisecond,
-		Runtime: func(node string) container.Runtime { return realish{host.Node(node)} }})
+		Runtime: func(node string) container.Runtime { return realish{host.Node(node)} }, Events: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +181,15 @@ func TestMissingImageIsAWaitingReasonThenRuns(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The kubelet says why, as Events on the pod.
+	for _, want := range []string{"Warning Failed Failed to pull image \"nginx:1\"", "Normal BackOff Back-off pulling image \"nginx:1\""} {
+		for !hasEvent(t, r, want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no event %q", want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	host.Node("node-1").AddImage("nginx:1")
 	if s := r.converge(t, model.NewChecker()); readyPods(s) != 1 {
 		t.Fatalf("%d ready pods once the image is there, want 1", readyPods(s))
@@ -187,4 +197,20 @@ func TestMissingImageIsAWaitingReasonThenRuns(t *testing.T) {
 	if got := reason(); got != "" {
 		t.Fatalf("a running pod still waits: %q", got)
 	}
+}
+
+// hasEvent reports an Event "Type Reason Message..." with that prefix.
+func hasEvent(t *testing.T, r *Running, prefix string) bool {
+	t.Helper()
+	l, err := r.env.client.List(context.Background(), "events", api.DefaultNamespace, registry.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range l.GetItems() {
+		ev := o.(*api.Event)
+		if strings.HasPrefix(ev.Type+" "+ev.Reason+" "+ev.Message, prefix) {
+			return true
+		}
+	}
+	return false
 }
