@@ -36,7 +36,7 @@ func init() {
 type upFlags struct {
 	dataDir, listen, kubeconfig, endpoints, tokenFile, rulesFile string
 	nodes                                                        int
-	anonymous, quiet, events                                     bool
+	anonymous, quiet, events, heartbeats                         bool
 	tick, eventTTL                                               time.Duration
 	// runtime is fake or containerd; containerdAddress an existing
 	// daemon's socket (default: a private daemon in DATA-DIR/containerd);
@@ -59,6 +59,7 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.rulesFile, "authorization-rules", "", "authorization rules file (YAML list of rules); default: every authenticated user may do anything")
 	fs.BoolVar(&f.anonymous, "anonymous", false, "let unauthenticated requests in as system:anonymous")
 	fs.BoolVar(&f.quiet, "quiet", false, "do not print the flow")
+	fs.BoolVar(&f.heartbeats, "heartbeats", false, "print the kubelets' heartbeats in the flow too")
 	fs.DurationVar(&f.tick, "tick", time.Second, "heartbeat period (the logical clock's tick)")
 	fs.BoolVar(&f.events, "events", true, "report what the components do as Events (kubectl describe, kubectl get events)")
 	fs.DurationVar(&f.eventTTL, "event-ttl", cluster.DefaultEventTTL, "how long an Event is kept")
@@ -142,7 +143,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	go func() { served <- hs.ServeTLS(ln, "", "") }()
 	defer hs.Close()
 
-	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine, Runtime: m.runtime(),
+	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: f.nodes, Tick: f.tick, Log: logLine, LogHeartbeats: f.heartbeats, Runtime: m.runtime(),
 		Events: f.events, EventTTL: f.eventTTL})
 	if err != nil {
 		return err

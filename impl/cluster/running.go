@@ -27,8 +27,11 @@ type RunningConfig struct {
 	Runtime func(node string) container.Runtime
 	// Controllers replace or add components (see ControllerSpec).
 	Controllers []ControllerSpec
-	// Log hears one line per step that wrote something, as it happens.
-	Log func(line string)
+	// Log hears one line per step that wrote something, as it happens;
+	// heartbeats only with LogHeartbeats (every node, every tick, they
+	// drown the flow).
+	Log           func(line string)
+	LogHeartbeats bool
 	// Events reports what the components do as core/v1 Events (kubectl
 	// describe, kubectl get events), each kept for EventTTL (default
 	// DefaultEventTTL). Off by default: the writes cost time.
@@ -134,7 +137,9 @@ func (r *Running) logStep(a model.Action, res model.Result) {
 	if len(res.Writes) == 0 && res.Err == nil {
 		return
 	}
-	r.cfg.Log(model.FormatStep(a, res))
+	if a.Op != model.OpHeartbeat || r.cfg.LogHeartbeats || res.Err != nil {
+		r.cfg.Log(model.FormatStep(a, res))
+	}
 	if r.cfg.Trace == nil {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,6 +192,30 @@ func TestRunningRecordsATrace(t *testing.T) {
 	for _, a := range []string{"user", model.DeploymentController, model.ReplicaSetController, model.Scheduler} {
 		if !actors[a] {
 			t.Errorf("no event from %s in %d events", a, len(events))
+		}
+	}
+}
+
+// The flow log leaves heartbeats out unless asked for them.
+func TestRunningLogsHeartbeatsOnlyWhenAsked(t *testing.T) {
+	for _, want := range []bool{false, true} {
+		var mu sync.Mutex
+		var lines []string
+		r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 1, Tick: 10 * time.Millisecond, LogHeartbeats: want,
+			Log: func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		r.Close()
+		mu.Lock()
+		got := false
+		for _, l := range lines {
+			got = got || strings.Contains(l, ": heartbeat node-1")
+		}
+		mu.Unlock()
+		if got != want {
+			t.Fatalf("LogHeartbeats=%v: heartbeats logged %v in %q", want, got, lines)
 		}
 	}
 }
