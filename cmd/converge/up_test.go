@@ -217,8 +217,12 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	// too; undo goes back to the previous template and renumbers it.
 	kubectl(t, kc, "rollout", "restart", "deployment/myapp")
 	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	kubectl(t, kc, "annotate", "deployment/myapp", "kubernetes.io/change-cause=greet in English")
 	kubectl(t, kc, "set", "env", "deployment/myapp", "GREETING=hi")
 	kubectl(t, kc, "rollout", "status", "deployment/myapp", "--timeout=90s")
+	if out := kubectl(t, kc, "rollout", "history", "deployment/myapp"); !regexp.MustCompile(`(?m)^4 +greet in English$`).MatchString(out) {
+		t.Fatalf("rollout history shows no change-cause for revision 4:\n%s", out)
+	}
 	if out := kubectl(t, kc, "rollout", "history", "deployment/myapp"); !regexp.MustCompile(`(?m)^1 .*\n2 .*\n3 .*\n4 `).MatchString(out) {
 		t.Fatalf("rollout history after image, restart and env changes:\n%s", out)
 	}
