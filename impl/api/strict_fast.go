@@ -91,17 +91,8 @@ func (s *strictScan) value(t reflect.Type, depth int) bool {
 			if !s.value(elem, depth+1) {
 				return false
 			}
-			s.space()
-			if s.i >= len(s.b) {
-				return false
-			}
-			s.i++
-			switch s.b[s.i-1] {
-			case ',':
-			case ']':
-				return true
-			default:
-				return false
+			if more, ok := s.next(']'); !more {
+				return ok
 			}
 		}
 	case '"':
@@ -161,19 +152,27 @@ func (s *strictScan) object(t reflect.Type, depth int) bool {
 		if !s.value(vt, depth+1) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		s.i++
-		switch s.b[s.i-1] {
-		case ',':
-		case '}':
-			return true
-		default:
-			return false
+		if more, ok := s.next('}'); !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows an item of an array or object: more after a
+// comma; the end (ok) after close; anything else is not ok.
+func (s *strictScan) next(close byte) (more, ok bool) {
+	s.space()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	s.i++
+	switch s.b[s.i-1] {
+	case ',':
+		return true, true
+	case close:
+		return false, true
+	}
+	return false, false
 }
 
 // str scans a string and returns its raw contents. Strings with escapes

@@ -29,33 +29,41 @@ func Unix(sec int64) Time {
 
 // MarshalJSON writes null for the zero time, so an unset timestamp is
 // visibly unset rather than year 1.
-func (t Time) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
-		return []byte("null"), nil
-	}
-	return []byte(`"` + t.UTC().Format(time.RFC3339) + `"`), nil
-}
+func (t Time) MarshalJSON() ([]byte, error) { return marshalTime(t.Time, time.RFC3339), nil }
 
 // UnmarshalJSON accepts null, "" and RFC 3339 strings.
 func (t *Time) UnmarshalJSON(b []byte) error {
+	p, err := unmarshalTime(b)
+	*t = NewTime(p)
+	return err
+}
+
+// marshalTime is t in layout, quoted, or null for the zero time.
+func marshalTime(t time.Time, layout string) []byte {
+	if t.IsZero() {
+		return []byte("null")
+	}
+	return []byte(`"` + t.UTC().Format(layout) + `"`)
+}
+
+// unmarshalTime reads null, "" (both the zero time) or an RFC 3339 string
+// with any fraction of a second.
+func unmarshalTime(b []byte) (time.Time, error) {
 	if string(b) == "null" {
-		t.Time = time.Time{}
-		return nil
+		return time.Time{}, nil
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("api: time must be an RFC 3339 string: %w", err)
+		return time.Time{}, fmt.Errorf("api: time must be an RFC 3339 string: %w", err)
 	}
 	if s == "" {
-		t.Time = time.Time{}
-		return nil
+		return time.Time{}, nil
 	}
-	p, err := time.Parse(time.RFC3339, s)
+	p, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return fmt.Errorf("api: time %q is not RFC 3339: %w", s, err)
+		return time.Time{}, fmt.Errorf("api: time %q is not RFC 3339: %w", s, err)
 	}
-	*t = NewTime(p)
-	return nil
+	return p, nil
 }
 
 // Equal compares instants, ignoring location.
@@ -79,31 +87,11 @@ func NewMicroTime(t time.Time) MicroTime {
 }
 
 // MarshalJSON writes null for the zero time.
-func (t MicroTime) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
-		return []byte("null"), nil
-	}
-	return []byte(`"` + t.UTC().Format(microFormat) + `"`), nil
-}
+func (t MicroTime) MarshalJSON() ([]byte, error) { return marshalTime(t.Time, microFormat), nil }
 
 // UnmarshalJSON accepts null, "" and RFC 3339 strings with any fraction.
 func (t *MicroTime) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		t.Time = time.Time{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("api: time must be an RFC 3339 string: %w", err)
-	}
-	if s == "" {
-		t.Time = time.Time{}
-		return nil
-	}
-	p, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return fmt.Errorf("api: time %q is not RFC 3339: %w", s, err)
-	}
+	p, err := unmarshalTime(b)
 	*t = NewMicroTime(p)
-	return nil
+	return err
 }

@@ -32,15 +32,20 @@ import (
 
 var benchSeq atomic.Int64
 
-// httpEnv is an apiserver over a fresh store prefix, behind a real HTTP
-// listener, and an HTTP client to it.
-func httpEnv(b *testing.B) (client.Client, *store.Store, func()) {
+// benchServer is an apiserver over a fresh store prefix behind a real
+// HTTP listener.
+func benchServer(b *testing.B) (*httptest.Server, *store.Store) {
 	st := storetest.Store(b)
 	s, err := New(Config{Registry: registry.New(registry.Config{Store: st}), Log: log.New(io.Discard, "", 0)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
+	return httptest.NewServer(s.Handler()), st
+}
+
+// httpEnv is benchServer and an HTTP client to it.
+func httpEnv(b *testing.B) (client.Client, *store.Store, func()) {
+	ts, st := benchServer(b)
 	c, err := client.HTTP(client.HTTPConfig{Server: ts.URL})
 	if err != nil {
 		b.Fatal(err)
@@ -83,12 +88,7 @@ func BenchmarkHTTPPodCreate(b *testing.B) {
 // JSON bytes posted and the answer's bytes read, as the raw puts send a
 // ready value; the Go client's encoding and decoding are left out.
 func BenchmarkHTTPPodCreateWire(b *testing.B) {
-	st := storetest.Store(b)
-	s, err := New(Config{Registry: registry.New(registry.Config{Store: st}), Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
+	ts, _ := benchServer(b)
 	defer ts.Close()
 	hc := ts.Client()
 	url := ts.URL + "/api/v1/namespaces/default/pods"
@@ -139,12 +139,7 @@ func fill(b *testing.B, st *store.Store, n int) {
 // BenchmarkHTTPList10000Pods reads the PodList's bytes over HTTP, as the
 // raw range reads etcd's: neither side decodes into Go objects.
 func BenchmarkHTTPList10000Pods(b *testing.B) {
-	st := storetest.Store(b)
-	s, err := New(Config{Registry: registry.New(registry.Config{Store: st}), Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
+	ts, st := benchServer(b)
 	defer ts.Close()
 	fill(b, st, 10000)
 	b.ResetTimer()

@@ -92,16 +92,23 @@ func TestSteppedRecordsNoEvents(t *testing.T) {
 	}
 }
 
-// Events last seen more than the TTL ago are deleted; newer ones stay.
-func TestEventsExpire(t *testing.T) {
+// recorderOnStore is an event recorder writing to a fresh store, on a
+// clock the test moves through *now.
+func recorderOnStore(t *testing.T) (*Stepped, *eventRecorder, *time.Time) {
 	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
 	rec := newEventRecorder(s.env.client)
 	now := time.Unix(1_000_000, 0)
 	rec.now = func() time.Time { return now }
+	return s, rec, &now
+}
+
+// Events last seen more than the TTL ago are deleted; newer ones stay.
+func TestEventsExpire(t *testing.T) {
+	s, rec, now := recorderOnStore(t)
 	ctx := context.Background()
 	for name, seen := range map[string]time.Time{"old": now.Add(-2 * time.Hour), "new": now.Add(-time.Minute)} {
 		ev := &api.Event{ObjectMeta: api.ObjectMeta{Name: name, Namespace: api.DefaultNamespace},
@@ -184,14 +191,7 @@ func TestRepeatedEventsFold(t *testing.T) {
 // A repeat written after repeatInterval updates the stored Event in place;
 // if that Event has expired meanwhile, it is created again.
 func TestRepeatedEventUpdatesTheStoredOne(t *testing.T) {
-	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rec := newEventRecorder(s.env.client)
-	now := time.Unix(1_000_000, 0)
-	rec.now = func() time.Time { return now }
+	s, rec, now := recorderOnStore(t)
 	ctx := context.Background()
 	pod := api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u"}
 	emit := func() {
@@ -210,15 +210,15 @@ func TestRepeatedEventUpdatesTheStoredOne(t *testing.T) {
 		return out
 	}
 	emit()
-	now = now.Add(repeatInterval)
+	*now = now.Add(repeatInterval)
 	emit()
-	if evs := stored(); len(evs) != 1 || evs[0].Count != 2 || !evs[0].LastTimestamp.Time.Equal(now) {
+	if evs := stored(); len(evs) != 1 || evs[0].Count != 2 || !evs[0].LastTimestamp.Time.Equal(*now) {
 		t.Fatalf("after a repeat: %+v", evs)
 	}
 	if _, err := s.env.client.Delete(ctx, "events", api.DefaultNamespace, stored()[0].Name, api.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(repeatInterval)
+	*now = now.Add(repeatInterval)
 	emit()
 	if evs := stored(); len(evs) != 1 || evs[0].Count != 3 {
 		t.Fatalf("a repeat of an expired event: %+v", evs)
