@@ -64,16 +64,7 @@ func TestTablesForKubectlGet(t *testing.T) {
 
 	// Watch events carry one-row tables.
 	w := e.watchWith(podPath+"?watch=true", tableAccept)
-	var ev struct {
-		Type   string
-		Object wireTable
-	}
-	if !w.sc.Scan() {
-		t.Fatal("watch ended")
-	}
-	if err := json.Unmarshal(w.sc.Bytes(), &ev); err != nil {
-		t.Fatal(err)
-	}
+	ev := nextTableEvent(t, w)
 	if ev.Type != "ADDED" || ev.Object.Kind != "Table" || len(ev.Object.Rows) != 1 || ev.Object.Rows[0].Cells[0] != "p" {
 		t.Fatalf("table watch event: %s", w.sc.Bytes())
 	}
@@ -182,16 +173,7 @@ func TestEventTable(t *testing.T) {
 		"reason":         "Failed", "type": "Warning", "message": "ErrImagePull",
 	}))
 	for _, want := range []string{"web-0.1", "web-0.5"} {
-		var ev struct {
-			Type   string
-			Object wireTable
-		}
-		if !w.sc.Scan() {
-			t.Fatal("watch ended")
-		}
-		if err := json.Unmarshal(w.sc.Bytes(), &ev); err != nil {
-			t.Fatal(err)
-		}
+		ev := nextTableEvent(t, w)
 		if ev.Type != "ADDED" || len(ev.Object.Rows) != 1 || ev.Object.Rows[0].Cells[9] != want {
 			t.Fatalf("watch event %s, want ADDED %s", w.sc.Bytes(), want)
 		}
@@ -219,4 +201,22 @@ func TestEventCellRules(t *testing.T) {
 	if cells = eventCells(ev); cells[0] != "50m" || cells[7] != "50m" || cells[5] != "c, h" {
 		t.Fatalf("firstTimestamp cells %q", cells)
 	}
+}
+
+type tableEvent struct {
+	Type   string
+	Object wireTable
+}
+
+// nextTableEvent reads the next watch event of a watch asked for tables.
+func nextTableEvent(t *testing.T, w *watchStream) tableEvent {
+	t.Helper()
+	var ev tableEvent
+	if !w.sc.Scan() {
+		t.Fatal("watch ended")
+	}
+	if err := json.Unmarshal(w.sc.Bytes(), &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }
