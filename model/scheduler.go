@@ -134,19 +134,6 @@ func misfits(p *Pod, n *Node, u use) []string {
 	return out
 }
 
-// Schedulable: Ready and no taint that repels pods without tolerations.
-func Schedulable(n *Node) bool {
-	if !n.Ready || n.Deleting {
-		return false
-	}
-	for _, t := range n.Taints {
-		if strings.HasSuffix(t, ":NoSchedule") || strings.HasSuffix(t, ":NoExecute") {
-			return false
-		}
-	}
-	return true
-}
-
 // WhyUnschedulable explains why PickNode finds no node for p, as
 // upstream's FailedScheduling event does: "0/3 nodes are available: 1 node(s)
 // were not ready, 2 Insufficient cpu." It is "" when some node fits.
