@@ -22,7 +22,7 @@ func tempEtcd(purpose string) (c *clientv3.Client, stop func(), err error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	if c, err = e.Client(); err != nil {
+	if c, err = e.InProcessClient(); err != nil {
 		e.Close()
 		os.RemoveAll(dir)
 		return nil, nil, err

@@ -199,7 +199,7 @@ func persistentEtcd(f upFlags) (*clientv3.Client, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := e.Client()
+	c, err := e.InProcessClient()
 	if err != nil {
 		e.Close()
 		return nil, nil, err

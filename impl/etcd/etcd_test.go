@@ -188,3 +188,32 @@ func TestCloseIsIdempotentAndStopsServing(t *testing.T) {
 		t.Fatalf("dial after Close: err = %v, want ErrUnreachable", err)
 	}
 }
+
+func TestInProcessClientSharesTheMemberWithGRPCClients(t *testing.T) {
+	e := startT(t, Config{DataDir: t.TempDir()})
+	ctx := ctxT(t)
+	local, err := e.InProcessClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	remote := clientT(t, e)
+
+	w := remote.Watch(ctx, "/ip/", clientv3.WithPrefix())
+	put, err := local.Put(ctx, "/ip/a", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := remote.Get(ctx, "/ip/a")
+	if err != nil || len(got.Kvs) != 1 || string(got.Kvs[0].Value) != "1" || got.Kvs[0].ModRevision != put.Header.Revision {
+		t.Fatalf("gRPC client reads %v, %v; want /ip/a=1 at revision %d", got, err, put.Header.Revision)
+	}
+	if ev := <-w; len(ev.Events) != 1 || string(ev.Events[0].Kv.Key) != "/ip/a" {
+		t.Fatalf("gRPC watch saw %+v, want the in-process put", ev)
+	}
+	txn, err := local.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision("/ip/a"), "=", put.Header.Revision-1)).
+		Then(clientv3.OpPut("/ip/a", "2")).Commit()
+	if err != nil || txn.Succeeded {
+		t.Fatalf("stale CAS through the in-process client: succeeded=%v err=%v; want a failed compare", txn != nil && txn.Succeeded, err)
+	}
+}

@@ -1,7 +1,7 @@
 // Package storetest gives tests a real etcd-backed store.Store cheaply.
 //
 // Guarantees:
-//   - The first call of Store, Client or Endpoints in a test binary starts one
+//   - The first call of Store, Client, GRPCClient or Endpoints in a test binary starts one
 //     embedded etcd (no fsync, short ticks, silent, in a temporary directory);
 //     every later call reuses it. A failed start fails every caller's test
 //     with the same error.
@@ -12,7 +12,10 @@
 //     one test jump by other tests' writes, and a Compact discards every
 //     test's history. A test that compacts should use Isolated, which starts
 //     an etcd of its own and stops it when the test ends.
-//   - Main runs the tests, then closes the shared client and etcd and removes
+//   - Stores talk to etcd through its in-process client (Client), as
+//     converge's embedded mode does; GRPCClient reaches the same etcd over
+//     its gRPC endpoint, as an external cluster is reached.
+//   - Main runs the tests, then closes the shared clients and etcd and removes
 //     the temporary directory. Without it the directory is left behind.
-//   - The shared client belongs to the package: tests must not close it.
+//   - The shared clients belong to the package: tests must not close them.
 package storetest

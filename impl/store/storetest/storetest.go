@@ -17,7 +17,8 @@ var shared struct {
 	once   sync.Once
 	dir    string
 	etcd   *etcd.Embedded
-	client *clientv3.Client
+	inproc *clientv3.Client // what Store and Client use
+	grpc   *clientv3.Client // GRPCClient
 	err    error
 }
 
@@ -43,7 +44,10 @@ func startShared() error {
 			shared.err = fmt.Errorf("storetest: client: %w", err)
 			return
 		}
-		shared.client = c
+		shared.grpc = c
+		if shared.inproc, err = e.InProcessClient(); err != nil {
+			shared.err = fmt.Errorf("storetest: in-process client: %w", err)
+		}
 	})
 	return shared.err
 }
@@ -55,13 +59,31 @@ func Store(t testing.TB) *store.Store {
 	return store.New(Client(t), fmt.Sprintf("/t/%d", prefixes.Add(1)))
 }
 
-// Client is the shared etcd's client. Do not close it.
+// GRPCStore is Store reached over the gRPC endpoint (GRPCClient), as a
+// store over an external cluster is.
+func GRPCStore(t testing.TB) *store.Store {
+	t.Helper()
+	return store.New(GRPCClient(t), fmt.Sprintf("/t/%d", prefixes.Add(1)))
+}
+
+// Client is the shared etcd's in-process client, the one Store uses and
+// the one converge's embedded mode uses. Do not close it.
 func Client(t testing.TB) *clientv3.Client {
 	t.Helper()
 	if err := startShared(); err != nil {
 		t.Fatal(err)
 	}
-	return shared.client
+	return shared.inproc
+}
+
+// GRPCClient is a shared client to the same etcd over its gRPC endpoint,
+// as an external cluster is reached. Do not close it.
+func GRPCClient(t testing.TB) *clientv3.Client {
+	t.Helper()
+	if err := startShared(); err != nil {
+		t.Fatal(err)
+	}
+	return shared.grpc
 }
 
 // Endpoints are the shared etcd's client URLs, for dialling it as an external
@@ -84,7 +106,7 @@ func Isolated(t testing.TB) *store.Store {
 		t.Fatalf("storetest: start isolated etcd: %v", err)
 	}
 	t.Cleanup(e.Close)
-	c, err := e.Client()
+	c, err := e.InProcessClient()
 	if err != nil {
 		t.Fatalf("storetest: isolated client: %v", err)
 	}
@@ -103,8 +125,10 @@ func Main(m *testing.M) {
 }
 
 func shutdown() {
-	if shared.client != nil {
-		shared.client.Close()
+	for _, c := range []*clientv3.Client{shared.inproc, shared.grpc} {
+		if c != nil {
+			c.Close()
+		}
 	}
 	if shared.etcd != nil {
 		shared.etcd.Close()

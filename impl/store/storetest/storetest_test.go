@@ -27,8 +27,11 @@ func TestStoresAreIsolatedButShareOneEtcd(t *testing.T) {
 	if _, err := b.Create(ctx, k, []byte("b")); err != nil {
 		t.Fatalf("same key in another store: %v", err)
 	}
-	if storetest.Client(t) != storetest.Client(t) {
-		t.Fatal("Client returned two different clients; want the one shared client")
+	if storetest.Client(t) != storetest.Client(t) || storetest.GRPCClient(t) != storetest.GRPCClient(t) {
+		t.Fatal("Client or GRPCClient returned two different clients; want one shared client each")
+	}
+	if storetest.Client(t) == storetest.GRPCClient(t) {
+		t.Fatal("Client and GRPCClient are the same client; want in-process and gRPC")
 	}
 	eps := storetest.Endpoints(t)
 	if len(eps) != 1 || !strings.HasPrefix(eps[0], "http://127.0.0.1:") {

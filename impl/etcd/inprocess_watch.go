@@ -1,0 +1,153 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// inProcessWatch runs the member's watch service in-process, as etcd's
+// own adapter does, but over queues that never block a sender. Both ends
+// of a watch stream send from the goroutine that must also receive, so
+// with etcd's unbuffered channels each can wait on the other for ever
+// (etcd-io/etcd#20716). Over gRPC, transport buffers keep them apart; an
+// unbounded queue does the same here, as clientv3's per-watch buffers are
+// unbounded anyway.
+type inProcessWatch struct{ server pb.WatchServer }
+
+func (w inProcessWatch) Watch(ctx context.Context, _ ...grpc.CallOption) (pb.Watch_WatchClient, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	toServer, toClient := newQueue(), newQueue()
+	go func() {
+		err := w.server.Watch(&watchServerEnd{ctx: sctx, in: toServer, out: toClient})
+		if err == nil {
+			err = io.EOF // what a finished gRPC stream gives its client
+		}
+		toClient.close(err)
+		cancel()
+	}()
+	return &watchClientEnd{ctx: ctx, in: toClient, out: toServer}, nil
+}
+
+// queue is an unbounded FIFO with a terminal error once closed.
+type queue struct {
+	mu    sync.Mutex
+	items []any
+	err   error // set by close; returned once items are drained
+	ready chan struct{}
+}
+
+func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
+
+func (q *queue) put(m any) {
+	q.mu.Lock()
+	q.items = append(q.items, m)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue) close(err error) {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = err
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// get takes the next item, preferring queued items to ctx's end, as a
+// gRPC stream delivers what arrived before it was cancelled.
+func (q *queue) get(ctx context.Context) (any, error) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			m := q.items[0]
+			q.items[0] = nil
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			return m, nil
+		}
+		err := q.err
+		q.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+}
+
+// watchClientEnd is the client's side of one watch stream.
+type watchClientEnd struct {
+	ctx     context.Context
+	in, out *queue
+}
+
+func (c *watchClientEnd) Send(r *pb.WatchRequest) error { c.out.put(r); return nil }
+
+func (c *watchClientEnd) Recv() (*pb.WatchResponse, error) {
+	m, err := c.in.get(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.(*pb.WatchResponse), nil
+}
+
+func (c *watchClientEnd) CloseSend() error {
+	c.out.close(io.EOF)
+	return nil
+}
+
+func (c *watchClientEnd) Header() (metadata.MD, error) { return metadata.MD{}, nil }
+func (c *watchClientEnd) Trailer() metadata.MD         { return nil }
+func (c *watchClientEnd) Context() context.Context     { return c.ctx }
+func (c *watchClientEnd) SendMsg(m any) error          { return c.Send(m.(*pb.WatchRequest)) }
+func (c *watchClientEnd) RecvMsg(any) error            { return errUntypedRecv }
+
+// watchServerEnd is the member's side of one watch stream.
+type watchServerEnd struct {
+	ctx     context.Context
+	in, out *queue
+}
+
+func (s *watchServerEnd) Send(r *pb.WatchResponse) error { s.out.put(r); return nil }
+
+func (s *watchServerEnd) Recv() (*pb.WatchRequest, error) {
+	m, err := s.in.get(s.ctx)
+	if err != nil {
+		if status.Code(err) == codes.Canceled {
+			return nil, status.Error(codes.Canceled, "the client connection is closing")
+		}
+		return nil, err
+	}
+	return m.(*pb.WatchRequest), nil
+}
+
+func (s *watchServerEnd) SetHeader(metadata.MD) error  { return nil }
+func (s *watchServerEnd) SendHeader(metadata.MD) error { return nil }
+func (s *watchServerEnd) SetTrailer(metadata.MD)       {}
+func (s *watchServerEnd) Context() context.Context     { return s.ctx }
+func (s *watchServerEnd) SendMsg(m any) error          { return s.Send(m.(*pb.WatchResponse)) }
+func (s *watchServerEnd) RecvMsg(any) error            { return errUntypedRecv }
+
+// errUntypedRecv: messages are handed over as pointers, not decoded into
+// the caller's, so only the typed Recv can take them. clientv3 and etcd's
+// watch service use Recv.
+var errUntypedRecv = errors.New("etcd: in-process watch stream: use Recv, not RecvMsg")
