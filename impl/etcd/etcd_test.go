@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -215,5 +216,47 @@ func TestInProcessClientSharesTheMemberWithGRPCClients(t *testing.T) {
 		Then(clientv3.OpPut("/ip/a", "2")).Commit()
 	if err != nil || txn.Succeeded {
 		t.Fatalf("stale CAS through the in-process client: succeeded=%v err=%v; want a failed compare", txn != nil && txn.Succeeded, err)
+	}
+}
+
+func TestInProcessWatchDeliversCompactsAndCancels(t *testing.T) {
+	e := startT(t, Config{DataDir: t.TempDir()})
+	ctx := ctxT(t)
+	local, err := e.InProcessClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	remote := clientT(t, e)
+
+	wctx, cancel := context.WithCancel(ctx)
+	w := local.Watch(wctx, "/w/", clientv3.WithPrefix())
+	var last int64
+	for i := 0; i < 50; i++ { // more than one response's worth, unread until the end
+		resp, err := remote.Put(ctx, fmt.Sprintf("/w/%d", i), "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = resp.Header.Revision
+	}
+	seen := 0
+	for seen < 50 {
+		ev, ok := <-w
+		if !ok || ev.Err() != nil {
+			t.Fatalf("watch ended after %d events: %v", seen, ev.Err())
+		}
+		seen += len(ev.Events)
+	}
+	cancel()
+	for range w { // a cancelled watch's channel closes
+	}
+
+	if _, err := local.Compact(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	old := local.Watch(ctx, "/w/", clientv3.WithPrefix(), clientv3.WithRev(last-10))
+	ev := <-old
+	if !errors.Is(ev.Err(), rpctypes.ErrCompacted) || ev.CompactRevision != last {
+		t.Fatalf("watch from a compacted revision: err=%v compact=%d; want ErrCompacted at %d", ev.Err(), ev.CompactRevision, last)
 	}
 }
