@@ -229,7 +229,7 @@ func isAddrInUse(err error) bool {
 // InProcessClient is a client whose reads, writes and watches call the
 // member's gRPC handlers as functions: the same server code, with no
 // socket, HTTP/2 framing or protobuf encoding between them. Over loopback
-// gRPC that framing is about two thirds of a put's latency. Leases,
+// gRPC those are about three quarters of a put's latency. Leases,
 // maintenance and the rest still go over gRPC. The caller closes the
 // client.
 func (e *Embedded) InProcessClient() (*clientv3.Client, error) {

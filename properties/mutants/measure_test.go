@@ -12,9 +12,11 @@ import (
 )
 
 var (
-	measure   = flag.Bool("mutants.measure", false, "measure every mutant over seeds and log the README table")
-	firstSeed = flag.Uint64("mutants.seed", 1, "first seed of -mutants.measure")
-	seeds     = flag.Int("mutants.seeds", 5, "seeds of -mutants.measure")
+	measure    = flag.Bool("mutants.measure", false, "measure every mutant over seeds and log the README table")
+	firstSeed  = flag.Uint64("mutants.seed", 1, "first seed of -mutants.measure")
+	seeds      = flag.Int("mutants.seeds", 5, "seeds of -mutants.measure")
+	budgetFlag = flag.Int("mutants.checks", budget, "checks per seed of -mutants.measure")
+	only       = flag.String("mutants.only", "", "measure only the mutants whose names contain this")
 	// measureShrink caps shrinking per seed in the measurement; the
 	// README's table is measured with the test's cap.
 	measureShrink = flag.Duration("mutants.shrinktime", shrinkTime, "shrinking cap per seed of -mutants.measure")
@@ -30,11 +32,14 @@ func TestMeasureMutants(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| mutant | caught as | time to find | checks | drawn actions | whole script | caught |\n|---|---|---|---|---|---|---|\n")
 	for _, m := range append(append([]mutants.Mutant(nil), mutants.All...), mutants.Elusive...) {
+		if !strings.Contains(m.Name, *only) {
+			continue
+		}
 		t.Run(m.Name, func(t *testing.T) {
 			var finds []time.Duration
 			var checks, drawn, lengths []int
 			for seed := *firstSeed; seed < *firstSeed+uint64(*seeds); seed++ {
-				h := run(t, m, settings{seed: seed, checks: budget, steps: steps, shrink: *measureShrink})
+				h := run(t, m, settings{seed: seed, checks: *budgetFlag, steps: steps, shrink: *measureShrink})
 				t.Logf("seed %d: found=%v after %d checks in %v, %d drawn, %d in all (with shrinking %v)", seed, h.found, h.checks, h.find.Round(time.Millisecond), h.drawn, h.length, h.total.Round(time.Millisecond))
 				if h.found {
 					finds, checks = append(finds, h.find), append(checks, h.checks)
