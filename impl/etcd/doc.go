@@ -3,7 +3,9 @@
 // StartEmbedded runs a single-member etcd inside the current process
 // (go.etcd.io/etcd/server/v3/embed); Dial connects to a cluster that someone
 // else runs (the --etcd-endpoints flag). Both hand out plain clientv3 clients;
-// only impl/store uses them for objects.
+// only impl/store uses them for objects. converge's own code reaches an
+// embedded member through Embedded.InProcessClient, which calls the
+// member's handlers without a socket; Embedded.Client dials it over gRPC.
 //
 // Guarantees:
 //   - StartEmbedded returns only once the member is ready to serve linearizable
@@ -20,6 +22,10 @@
 //   - The embedded server is silent unless Config.Logger is set.
 //   - Dial fails with an error wrapping ErrUnreachable when no endpoint answers a
 //     linearizable read within the dial timeout, and closes the client it made.
-//   - Clients returned by Embedded.Client and Dial belong to the caller, who
-//     closes them.
+//   - Clients returned by Embedded.Client, Embedded.InProcessClient and Dial
+//     belong to the caller, who closes them.
+//   - An in-process client sees exactly what a gRPC client sees: the same
+//     revisions, compare failures, watch events and compaction errors. Its
+//     watch streams never block a sender, so an unread watch cannot stall
+//     the member's other watchers.
 package etcd
