@@ -286,16 +286,26 @@ var ErrNotConverged = errors.New("cluster: not converged")
 
 // WaitConverged polls the projected state until model.Converged holds.
 // While some component has work queued or events unapplied the state is
-// still moving, so that poll skips the snapshot (a list of everything,
-// costly with thousands of pods, and taken from the CPU the components
-// need); at least one poll a second takes it anyway, so a component that
-// never goes idle cannot keep a converged state from being seen.
+// still moving, so a poll skips the snapshot (a list of everything, costly
+// with thousands of pods, and taken from the CPU the components need); so
+// does the first idle poll after a busy one, since a watch event may still
+// be on its way. At least one poll a second takes it anyway, so a
+// component that never goes idle cannot keep a converged state from being
+// seen.
 func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model.Snapshot, error) {
 	var snap *model.Snapshot
 	err := errors.New("no snapshot taken")
 	last := time.Time{}
+	idle := 0 // polls in a row that found every component idle
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
 	for {
-		if !r.busy() || time.Since(last) >= time.Second {
+		if r.busy() {
+			idle = 0
+		} else {
+			idle++
+		}
+		if idle >= 2 || time.Since(last) >= time.Second {
 			last = time.Now()
 			snap = r.Snapshot()
 			if err = model.Converged(snap); err == nil {
@@ -305,7 +315,7 @@ func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model
 		select {
 		case <-ctx.Done():
 			return snap, fmt.Errorf("%w: %v", ErrNotConverged, err)
-		case <-time.After(poll):
+		case <-ticker.C:
 		}
 	}
 }
