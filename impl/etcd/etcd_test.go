@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,37 @@ func TestInProcessWatchDeliversCompactsAndCancels(t *testing.T) {
 	ev := <-old
 	if !errors.Is(ev.Err(), rpctypes.ErrCompacted) || ev.CompactRevision != last {
 		t.Fatalf("watch from a compacted revision: err=%v compact=%d; want ErrCompacted at %d", ev.Err(), ev.CompactRevision, last)
+	}
+}
+
+// Each kubectl get -w opens and later cancels a watch; the streams behind
+// cancelled watches must end, not pile up for the life of converge up.
+func TestCancelledInProcessWatchesLeaveNoGoroutines(t *testing.T) {
+	e := startT(t, Config{DataDir: t.TempDir()})
+	ctx := ctxT(t)
+	c, err := e.InProcessClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Put(ctx, "/leak", "0"); err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.NumGoroutine()
+	for i := 0; i < 100; i++ {
+		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		w := c.Watch(wctx, "/leak")
+		if _, err := c.Put(ctx, "/leak", fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+		<-w
+		cancel()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base+2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after 100 cancelled watches, %d before", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
