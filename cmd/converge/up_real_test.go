@@ -229,6 +229,17 @@ func TestRealContainersThroughConvergeUp(t *testing.T) {
 	url := "http://" + ip + ":80/"
 	askService(t, url, pods)
 
+	// 2b. As a NodePort Service it gets the lowest free node port and
+	// answers on every node's own address there too.
+	kubectl(t, kc, "patch", "svc", "echo", "-p", `{"spec":{"type":"NodePort"}}`)
+	nodePort := strings.TrimSpace(kubectl(t, kc, "get", "svc", "echo", "-o", "jsonpath={.spec.ports[0].nodePort}"))
+	if nodePort != "30000" {
+		t.Fatalf("nodePort %q, want 30000", nodePort)
+	}
+	for _, nodeIP := range strings.Fields(kubectl(t, kc, "get", "nodes", "-o", `jsonpath={.items[*].status.addresses[?(@.type=="InternalIP")].address}`)) {
+		askService(t, "http://"+nodeIP+":"+nodePort+"/", pods)
+	}
+
 	// 3. Kill one container's process: the kubelet restarts it.
 	victim := pods[0]
 	node := strings.TrimSpace(kubectl(t, kc, "get", "pod", victim.Name, "-o", "jsonpath={.spec.nodeName}"))

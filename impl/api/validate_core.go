@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -34,6 +35,9 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 		validatePortNumOrName(e, sp.TargetPort, ip.child("targetPort"))
 		if sp.NodePort != 0 {
 			e.invalidEach(ip.child("nodePort"), int64(sp.NodePort), isValidPortNum(int(sp.NodePort)))
+			if s.Type != ServiceTypeNodePort && s.Type != ServiceTypeLoadBalancer && s.Type != "" {
+				e.forbidden(ip.child("nodePort"), fmt.Sprintf("may not be used when `type` is '%s'", s.Type))
+			}
 		}
 		k := portKey{sp.Port, sp.Protocol}
 		if seen[k] {

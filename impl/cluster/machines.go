@@ -99,7 +99,9 @@ func podOfRuntimeID(id, node string) string {
 
 // ProxyServices is what this host's proxy should forward: every Service
 // with a clusterIP, its first port and targetPort, and the backends of the
-// kube-proxy rule of the first live node (by name) that has one. All nodes
+// kube-proxy rule of the first live node (by name) that has one; for a
+// NodePort or LoadBalancer Service, the same on every live node's own
+// address at the node port. All nodes
 // share the host's network, so one forwarder per Service serves them all;
 // the nodes' tables agree once converged.
 func (r *Running) ProxyServices() []proxy.Service {
@@ -133,6 +135,13 @@ func (r *Running) ProxyServices() []proxy.Service {
 			}
 		}
 		out = append(out, ps)
+		if p.NodePort > 0 && (s.Spec.Type == api.ServiceTypeNodePort || s.Spec.Type == api.ServiceTypeLoadBalancer) {
+			for _, n := range nodes {
+				np := ps
+				np.Name, np.IP, np.Port = s.Name+" (node port on "+n+")", model.NodeIP(r.env.nodes.indexOf(n)), int(p.NodePort)
+				out = append(out, np)
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

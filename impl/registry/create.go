@@ -68,10 +68,13 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	m.Generation = 1
 	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	resetStatusOnCreate(obj)
-	if _, ok := obj.(*api.Service); ok && r.serviceIPs.IsValid() {
+	if svc, ok := obj.(*api.Service); ok {
 		r.allocMu.Lock()
 		defer r.allocMu.Unlock()
 		if err := r.allocateClusterIP(ctx, obj); err != nil {
+			return nil, store.Object{}, err
+		}
+		if err := r.assignNodePorts(ctx, svc, nil); err != nil {
 			return nil, store.Object{}, err
 		}
 	}

@@ -42,6 +42,10 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		return nil, err
 	}
 	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
+	if _, ok := in.(*api.Service); ok {
+		r.allocMu.Lock() // node ports are checked against the other Services
+		defer r.allocMu.Unlock()
+	}
 	for {
 		old, rev, err := r.getAt(ctx, info, key, want)
 		if err != nil {
@@ -52,6 +56,11 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		}
 		next := mergeUpdate(info, old, in, status)
 		keepClusterIP(old, next)
+		if s, ok := next.(*api.Service); ok {
+			if err := r.assignNodePorts(ctx, s, old.(*api.Service)); err != nil {
+				return nil, err
+			}
+		}
 		if err := api.ValidateUpdate(old, next); err != nil {
 			return nil, err
 		}
