@@ -192,7 +192,11 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 				s := o.(*api.Service)
 				var ports []string
 				for _, p := range s.Spec.Ports {
-					ports = append(ports, fmt.Sprintf("%d/%s", p.Port, p.Protocol))
+					if p.NodePort != 0 {
+						ports = append(ports, fmt.Sprintf("%d:%d/%s", p.Port, p.NodePort, p.Protocol))
+					} else {
+						ports = append(ports, fmt.Sprintf("%d/%s", p.Port, p.Protocol))
+					}
 				}
 				return []any{name(o), string(s.Spec.Type), orNone(s.Spec.ClusterIP), "<none>",
 					orNone(strings.Join(ports, ",")), age(o), orNone(api.SelectorFromSet(s.Spec.Selector).String())}

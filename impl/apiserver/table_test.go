@@ -62,6 +62,14 @@ func TestTablesForKubectlGet(t *testing.T) {
 		t.Fatalf("plain get: %s", plain.Kind)
 	}
 
+	// A Service's PORT(S) shows its node port, as upstream's does.
+	svcPath := "/api/v1/namespaces/default/services"
+	e.must(201, "POST", svcPath, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"np"},"spec":{"type":"NodePort","ports":[{"port":80}]}}`)
+	e.must(200, "GET", svcPath+"/np", "", tableAccept).into(t, &tb)
+	if len(tb.Rows) != 1 || tb.Rows[0].Cells[4] != "80:30000/TCP" {
+		t.Fatalf("service row: %+v", tb.Rows)
+	}
+
 	// Watch events carry one-row tables.
 	w := e.watchWith(podPath+"?watch=true", tableAccept)
 	ev := nextTableEvent(t, w)
