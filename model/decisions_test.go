@@ -95,7 +95,7 @@ func TestWhyUnschedulableCountsReasons(t *testing.T) {
 	if got := WhyUnschedulable(pod("p", "", 10), nodes, []Obj{full}); got != "" {
 		t.Fatalf("a pod that fits n2: %q", got)
 	}
-	if got := WhyUnschedulable(pod("p", "", 1), nil, nil); got != "0/0 nodes are available." {
+	if got := WhyUnschedulable(pod("p", "", 1), nil, nil); got != "no nodes available to schedule pods" {
 		t.Fatalf("no nodes: %q", got)
 	}
 }

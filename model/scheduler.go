@@ -136,8 +136,12 @@ func misfits(p *Pod, n *Node, u use) []string {
 
 // WhyUnschedulable explains why PickNode finds no node for p, as
 // upstream's FailedScheduling event does: "0/3 nodes are available: 1 node(s)
-// were not ready, 2 Insufficient cpu." It is "" when some node fits.
+// were not ready, 2 Insufficient cpu." It is "" when some node fits, and
+// upstream's "no nodes available to schedule pods" when there are none.
 func WhyUnschedulable(p *Pod, nodes, pods []Obj) string {
+	if len(nodes) == 0 {
+		return "no nodes available to schedule pods"
+	}
 	used := usage(p, pods)
 	counts := map[string]int{}
 	for _, o := range nodes {

@@ -149,7 +149,7 @@ func TestRunningReportsFailedScheduling(t *testing.T) {
 		}
 		if items := l.GetItems(); len(items) > 0 {
 			ev := items[0].(*api.Event)
-			if ev.Type != api.EventTypeWarning || ev.InvolvedObject.Kind != "Pod" || ev.Message != "0/0 nodes are available." {
+			if ev.Type != api.EventTypeWarning || ev.InvolvedObject.Kind != "Pod" || ev.Message != "no nodes available to schedule pods" {
 				t.Fatalf("FailedScheduling event: %+v", ev)
 			}
 			return
