@@ -198,7 +198,7 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 						ports = append(ports, fmt.Sprintf("%d/%s", p.Port, p.Protocol))
 					}
 				}
-				return []any{name(o), string(s.Spec.Type), orNone(s.Spec.ClusterIP), "<none>",
+				return []any{name(o), string(s.Spec.Type), orNone(s.Spec.ClusterIP), serviceExternalIP(s),
 					orNone(strings.Join(ports, ",")), age(o), orNone(api.SelectorFromSet(s.Spec.Selector).String())}
 			}
 	case "Namespace":
@@ -347,4 +347,28 @@ func eventSource(e *api.Event) string {
 		return component
 	}
 	return component + ", " + host
+}
+
+// serviceExternalIP is the EXTERNAL-IP column as kubectl's printer fills
+// it: a LoadBalancer's ingress points, "<pending>" until it has one (with
+// no cloud provider, for ever), an ExternalName's name, else "<none>".
+func serviceExternalIP(s *api.Service) string {
+	switch s.Spec.Type {
+	case api.ServiceTypeLoadBalancer:
+		var out []string
+		for _, in := range s.Status.LoadBalancer.Ingress {
+			if in.IP != "" {
+				out = append(out, in.IP)
+			} else if in.Hostname != "" {
+				out = append(out, in.Hostname)
+			}
+		}
+		if len(out) == 0 {
+			return "<pending>"
+		}
+		return strings.Join(out, ",")
+	case api.ServiceTypeExternalName:
+		return s.Spec.ExternalName
+	}
+	return "<none>"
 }

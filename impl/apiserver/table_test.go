@@ -66,8 +66,13 @@ func TestTablesForKubectlGet(t *testing.T) {
 	svcPath := "/api/v1/namespaces/default/services"
 	e.must(201, "POST", svcPath, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"np"},"spec":{"type":"NodePort","ports":[{"port":80}]}}`)
 	e.must(200, "GET", svcPath+"/np", "", tableAccept).into(t, &tb)
-	if len(tb.Rows) != 1 || tb.Rows[0].Cells[4] != "80:30000/TCP" {
+	if len(tb.Rows) != 1 || tb.Rows[0].Cells[3] != "<none>" || tb.Rows[0].Cells[4] != "80:30000/TCP" {
 		t.Fatalf("service row: %+v", tb.Rows)
+	}
+	e.must(201, "POST", svcPath, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"lb"},"spec":{"type":"LoadBalancer","ports":[{"port":443}]}}`)
+	e.must(200, "GET", svcPath+"/lb", "", tableAccept).into(t, &tb)
+	if len(tb.Rows) != 1 || tb.Rows[0].Cells[3] != "<pending>" || tb.Rows[0].Cells[4] != "443:30001/TCP" {
+		t.Fatalf("load balancer row: %+v", tb.Rows)
 	}
 
 	// Watch events carry one-row tables.
