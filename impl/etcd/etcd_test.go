@@ -34,6 +34,16 @@ func clientT(t *testing.T, e *Embedded) *clientv3.Client {
 	return c
 }
 
+func inProcessClientT(t *testing.T, e *Embedded) *clientv3.Client {
+	t.Helper()
+	c, err := e.InProcessClient()
+	if err != nil {
+		t.Fatalf("InProcessClient: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -194,11 +204,7 @@ func TestCloseIsIdempotentAndStopsServing(t *testing.T) {
 func TestInProcessClientSharesTheMemberWithGRPCClients(t *testing.T) {
 	e := startT(t, Config{DataDir: t.TempDir()})
 	ctx := ctxT(t)
-	local, err := e.InProcessClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { local.Close() })
+	local := inProcessClientT(t, e)
 	remote := clientT(t, e)
 
 	w := remote.Watch(ctx, "/ip/", clientv3.WithPrefix())
@@ -223,11 +229,7 @@ func TestInProcessClientSharesTheMemberWithGRPCClients(t *testing.T) {
 func TestInProcessWatchDeliversCompactsAndCancels(t *testing.T) {
 	e := startT(t, Config{DataDir: t.TempDir()})
 	ctx := ctxT(t)
-	local, err := e.InProcessClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { local.Close() })
+	local := inProcessClientT(t, e)
 	remote := clientT(t, e)
 
 	wctx, cancel := context.WithCancel(ctx)
@@ -267,11 +269,7 @@ func TestInProcessWatchDeliversCompactsAndCancels(t *testing.T) {
 func TestCancelledInProcessWatchesLeaveNoGoroutines(t *testing.T) {
 	e := startT(t, Config{DataDir: t.TempDir()})
 	ctx := ctxT(t)
-	c, err := e.InProcessClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := inProcessClientT(t, e)
 	if _, err := c.Put(ctx, "/leak", "0"); err != nil {
 		t.Fatal(err)
 	}

@@ -26,14 +26,14 @@ func (w inProcessWatch) Watch(ctx context.Context, _ ...grpc.CallOption) (pb.Wat
 	sctx, cancel := context.WithCancel(ctx)
 	toServer, toClient := newQueue(), newQueue()
 	go func() {
-		err := w.server.Watch(&watchServerEnd{ctx: sctx, in: toServer, out: toClient})
+		err := w.server.Watch(&watchServerEnd{streamEnd{ctx: sctx, in: toServer, out: toClient}})
 		if err == nil {
 			err = io.EOF // what a finished gRPC stream gives its client
 		}
 		toClient.close(err)
 		cancel()
 	}()
-	return &watchClientEnd{ctx: ctx, in: toClient, out: toServer}, nil
+	return &watchClientEnd{streamEnd{ctx: ctx, in: toClient, out: toServer}}, nil
 }
 
 // queue is an unbounded FIFO with a terminal error once closed.
@@ -94,13 +94,21 @@ func (q *queue) get(ctx context.Context) (any, error) {
 	}
 }
 
-// watchClientEnd is the client's side of one watch stream.
-type watchClientEnd struct {
+// streamEnd is what both ends of a stream share: a context, a queue to
+// read and a queue to write.
+type streamEnd struct {
 	ctx     context.Context
 	in, out *queue
 }
 
-func (c *watchClientEnd) Send(r *pb.WatchRequest) error { c.out.put(r); return nil }
+func (e *streamEnd) Context() context.Context { return e.ctx }
+func (e *streamEnd) SendMsg(m any) error      { e.out.put(m); return nil }
+func (e *streamEnd) RecvMsg(any) error        { return errUntypedRecv }
+
+// watchClientEnd is the client's side of one watch stream.
+type watchClientEnd struct{ streamEnd }
+
+func (c *watchClientEnd) Send(r *pb.WatchRequest) error { return c.SendMsg(r) }
 
 func (c *watchClientEnd) Recv() (*pb.WatchResponse, error) {
 	m, err := c.in.get(c.ctx)
@@ -117,17 +125,11 @@ func (c *watchClientEnd) CloseSend() error {
 
 func (c *watchClientEnd) Header() (metadata.MD, error) { return metadata.MD{}, nil }
 func (c *watchClientEnd) Trailer() metadata.MD         { return nil }
-func (c *watchClientEnd) Context() context.Context     { return c.ctx }
-func (c *watchClientEnd) SendMsg(m any) error          { return c.Send(m.(*pb.WatchRequest)) }
-func (c *watchClientEnd) RecvMsg(any) error            { return errUntypedRecv }
 
 // watchServerEnd is the member's side of one watch stream.
-type watchServerEnd struct {
-	ctx     context.Context
-	in, out *queue
-}
+type watchServerEnd struct{ streamEnd }
 
-func (s *watchServerEnd) Send(r *pb.WatchResponse) error { s.out.put(r); return nil }
+func (s *watchServerEnd) Send(r *pb.WatchResponse) error { return s.SendMsg(r) }
 
 func (s *watchServerEnd) Recv() (*pb.WatchRequest, error) {
 	m, err := s.in.get(s.ctx)
@@ -143,9 +145,6 @@ func (s *watchServerEnd) Recv() (*pb.WatchRequest, error) {
 func (s *watchServerEnd) SetHeader(metadata.MD) error  { return nil }
 func (s *watchServerEnd) SendHeader(metadata.MD) error { return nil }
 func (s *watchServerEnd) SetTrailer(metadata.MD)       {}
-func (s *watchServerEnd) Context() context.Context     { return s.ctx }
-func (s *watchServerEnd) SendMsg(m any) error          { return s.Send(m.(*pb.WatchResponse)) }
-func (s *watchServerEnd) RecvMsg(any) error            { return errUntypedRecv }
 
 // errUntypedRecv: messages are handed over as pointers, not decoded into
 // the caller's, so only the typed Recv can take them. clientv3 and etcd's
