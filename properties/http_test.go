@@ -17,7 +17,7 @@ import (
 // TestLockstepOverHTTP runs the lockstep property with every component
 // talking to the apiserver over HTTP, as in the seed documents.
 func TestLockstepOverHTTP(t *testing.T) {
-	defer mustSetFlags(t, map[string]string{"rapid.checks": "20"})()
+	defer defaultChecks(t, 20)()
 	rapid.Check(t, func(rt *rapid.T) {
 		st := storetest.Store(t)
 		// Timestamps are masked; a fixed clock keeps them non-zero.

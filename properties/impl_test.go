@@ -2,6 +2,9 @@ package properties
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/converge-dev/converge/impl/cluster"
@@ -19,7 +22,7 @@ func (noopController) Reconcile(context.Context, controller.Request) (controller
 }
 
 func TestImplPropertyPassesWithTheBuiltInCode(t *testing.T) {
-	defer mustSetFlags(t, map[string]string{"rapid.checks": "20"})()
+	defer defaultChecks(t, 20)()
 	CheckController(t, cluster.ControllerSpec{Name: "watcher", Watches: []model.Kind{model.KindPod},
 		New: func(cluster.ControllerEnv) controller.Reconciler { return noopController{} }}, ImplOptions{Faults: true})
 }
@@ -32,6 +35,17 @@ func TestImplPropertyCatchesAControllerThatDoesNothing(t *testing.T) {
 	if !tb.failed {
 		t.Fatal("an endpoints controller that does nothing passed")
 	}
+}
+
+// defaultChecks runs a slow property with n checks unless the command line
+// chose a number, so -rapid.checks=500 still makes a longer campaign.
+func defaultChecks(t *testing.T, n int) func() {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(strings.TrimLeft(a, "-"), "rapid.checks") {
+			return func() {}
+		}
+	}
+	return mustSetFlags(t, map[string]string{"rapid.checks": strconv.Itoa(n)})
 }
 
 func mustSetFlags(t *testing.T, values map[string]string) func() {
