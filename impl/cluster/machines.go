@@ -100,10 +100,10 @@ func podOfRuntimeID(id, node string) string {
 // ProxyServices is what this host's proxy should forward: every Service
 // with a clusterIP, its first port and targetPort, and the backends of the
 // kube-proxy rule of the first live node (by name) that has one; for a
-// NodePort or LoadBalancer Service, the same on every live node's own
-// address at the node port. All nodes
-// share the host's network, so one forwarder per Service serves them all;
-// the nodes' tables agree once converged.
+// NodePort or LoadBalancer Service, the same again on every live node's
+// own address at the node port. All nodes share the host's network, so
+// one forwarder per address serves them all; the nodes' tables agree once
+// converged.
 func (r *Running) ProxyServices() []proxy.Service {
 	r.env.mu.Lock()
 	inf := r.env.shared[model.KindService]
