@@ -1,6 +1,10 @@
 package api
 
-import "reflect"
+import (
+	"maps"
+	"reflect"
+	"sync"
+)
 
 // DeepCopy returns a copy of v that shares no memory with it, so a cache
 // can hand out objects that callers may mutate. Nil and empty collections
@@ -21,7 +25,11 @@ func copyValue(dst, src reflect.Value) {
 			return
 		}
 		p := reflect.New(src.Type().Elem())
-		copyValue(p.Elem(), src.Elem())
+		if planOf(src.Type().Elem()).deep {
+			copyValue(p.Elem(), src.Elem())
+		} else {
+			p.Elem().Set(src.Elem())
+		}
 		dst.Set(p)
 	case reflect.Interface:
 		if src.IsNil() {
@@ -34,35 +42,92 @@ func copyValue(dst, src reflect.Value) {
 		if src.IsNil() {
 			return
 		}
-		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		for i := 0; i < src.Len(); i++ {
-			copyValue(s.Index(i), src.Index(i))
+		n := src.Len()
+		s := reflect.MakeSlice(src.Type(), n, n)
+		if planOf(src.Type().Elem()).deep {
+			for i := 0; i < n; i++ {
+				copyValue(s.Index(i), src.Index(i))
+			}
+		} else {
+			reflect.Copy(s, src)
 		}
 		dst.Set(s)
 	case reflect.Map:
 		if src.IsNil() {
 			return
 		}
+		if m, ok := src.Interface().(map[string]string); ok {
+			// Labels and annotations: most maps an object holds.
+			dst.Set(reflect.ValueOf(maps.Clone(m)))
+			return
+		}
 		m := reflect.MakeMapWithSize(src.Type(), src.Len())
+		deep := planOf(src.Type().Elem()).deep
 		iter := src.MapRange()
 		for iter.Next() {
-			val := reflect.New(iter.Value().Type()).Elem()
-			copyValue(val, iter.Value())
+			val := iter.Value()
+			if deep {
+				val = reflect.New(val.Type()).Elem()
+				copyValue(val, iter.Value())
+			}
 			m.SetMapIndex(iter.Key(), val)
 		}
 		dst.Set(m)
 	case reflect.Struct:
 		// Whole-value assignment first carries unexported fields (time.Time's
-		// wall clock and location, which are immutable); exported fields are
-		// then replaced by deep copies.
+		// wall clock and location, which are immutable) and every field that
+		// holds no references; the rest are then replaced by deep copies.
 		dst.Set(src)
-		t := src.Type()
-		for i := 0; i < src.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				copyValue(dst.Field(i), src.Field(i))
-			}
+		for _, i := range planOf(src.Type()).fields {
+			copyValue(dst.Field(i), src.Field(i))
 		}
 	default:
 		dst.Set(src)
 	}
+}
+
+// copyPlan says how to copy values of one type: deep is whether a plain
+// assignment would share memory, and fields, for a struct, lists the
+// exported fields that would.
+type copyPlan struct {
+	deep   bool
+	fields []int
+}
+
+// copyPlans caches a plan per type: working them out with reflection on
+// every copy cost more than the copying.
+var copyPlans sync.Map // reflect.Type -> *copyPlan
+
+func planOf(t reflect.Type) *copyPlan {
+	if p, ok := copyPlans.Load(t); ok {
+		return p.(*copyPlan)
+	}
+	p := buildPlan(t, map[reflect.Type]bool{})
+	copyPlans.Store(t, p)
+	return p
+}
+
+// buildPlan works out t's plan; visiting holds the types being worked out,
+// which a recursive type meets again and counts as deep.
+func buildPlan(t reflect.Type, visiting map[reflect.Type]bool) *copyPlan {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+		return &copyPlan{deep: true}
+	case reflect.Struct:
+		if visiting[t] {
+			return &copyPlan{deep: true}
+		}
+		visiting[t] = true
+		defer delete(visiting, t)
+		p := &copyPlan{}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.IsExported() && buildPlan(f.Type, visiting).deep {
+				p.fields = append(p.fields, i)
+			}
+		}
+		p.deep = len(p.fields) > 0
+		return p
+	}
+	return &copyPlan{}
 }
