@@ -1,6 +1,11 @@
 package model
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+)
 
 func node(name string, ready bool, taints ...string) *Node {
 	return &Node{Meta: Meta{Name: name, Labels: map[string]string{"disk": "ssd-" + name}}, CPU: 1000, Memory: 1024, MaxPods: 2, Ready: ready, Taints: taints}
@@ -98,4 +103,38 @@ func TestWhyUnschedulableCountsReasons(t *testing.T) {
 	if got := WhyUnschedulable(pod("p", "", 1), nil, nil); got != "no nodes available to schedule pods" {
 		t.Fatalf("no nodes: %q", got)
 	}
+}
+
+// The memory's per-node sums, kept up by Put, Remove and Clear, always
+// equal what usage sums from the viewed pods, clones included.
+func TestMemoryUsageFollowsPutsAndRemoves(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := NewMemory("scheduler")
+		for i := range rapid.IntRange(0, 60).Draw(t, "ops") {
+			name := rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "pod")
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			case 0:
+				m.Remove(Ref{Kind: KindPod, Name: name})
+			case 1:
+				m = m.clone()
+			case 2:
+				if i%7 == 0 {
+					m.Clear()
+				}
+			default:
+				node := rapid.SampledFrom([]string{"", "n1", "n2"}).Draw(t, "node")
+				m.Put(pod(name, node, rapid.IntRange(0, 500).Draw(t, "cpu")))
+			}
+			want := usage(&Pod{}, m.List(KindPod))
+			if len(want) == 0 {
+				want = nil
+			}
+			if len(m.used) == 0 {
+				m.used = nil
+			}
+			if !reflect.DeepEqual(want, m.used) {
+				t.Fatalf("sums %v, usage of the view %v", m.used, want)
+			}
+		}
+	})
 }

@@ -20,6 +20,10 @@ type Memory struct {
 	view  [NumKinds]map[string]Obj
 	names [NumKinds][]string
 	built [NumKinds]bool
+	// used sums the requests of the viewed pods bound to each node, kept
+	// up to date by Put and Remove: the scheduler needs it for every pod,
+	// and summing every pod each time made scheduling n pods quadratic.
+	used map[string]use
 	// Rev is, per kind, the revision of the last event its informer
 	// delivered (or of its last list).
 	Rev    [NumKinds]int64
@@ -43,6 +47,7 @@ func NewMemory(component string) *Memory {
 func (m *Memory) clone() *Memory {
 	d := *m
 	d.names, d.built = [NumKinds][]string{}, [NumKinds]bool{}
+	d.used = maps.Clone(m.used)
 	for k, objs := range m.view {
 		d.view[k] = maps.Clone(objs)
 	}
@@ -60,6 +65,7 @@ func (m *Memory) Reset() {
 // Clear empties the view (a relist refills it).
 func (m *Memory) Clear() {
 	m.view, m.names, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds]bool{}
+	m.used = nil
 }
 
 // Get returns the viewed object (nil if absent).
@@ -106,8 +112,12 @@ func (m *Memory) Put(o Obj) {
 	if m.view[k] == nil {
 		m.view[k] = map[string]Obj{}
 	}
-	_, had := m.view[k][name]
+	old, had := m.view[k][name]
 	m.view[k][name] = o
+	if k == KindPod {
+		m.count(old, -1)
+		m.count(o, +1)
+	}
 	if m.built[k] && !had {
 		i, _ := slices.BinarySearch(m.names[k], name)
 		m.names[k] = slices.Insert(m.names[k], i, name)
@@ -116,14 +126,37 @@ func (m *Memory) Put(o Obj) {
 
 // Remove drops an object from the view.
 func (m *Memory) Remove(r Ref) {
-	if _, had := m.view[r.Kind][r.Name]; !had {
+	old, had := m.view[r.Kind][r.Name]
+	if !had {
 		return
 	}
 	delete(m.view[r.Kind], r.Name)
+	m.count(old, -1)
 	if m.built[r.Kind] {
 		if i, found := slices.BinarySearch(m.names[r.Kind], r.Name); found {
 			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
 		}
+	}
+}
+
+// count adds (sign +1) or takes away (-1) what pod o, if bound, requests
+// of its node.
+func (m *Memory) count(o Obj, sign int) {
+	p, ok := o.(*Pod)
+	if !ok || p.NodeName == "" {
+		return
+	}
+	if m.used == nil {
+		m.used = map[string]use{}
+	}
+	u := m.used[p.NodeName]
+	u.cpu += sign * p.CPU
+	u.mem += sign * p.Memory
+	u.pods += sign
+	if u == (use{}) {
+		delete(m.used, p.NodeName)
+	} else {
+		m.used[p.NodeName] = u
 	}
 }
 

@@ -53,7 +53,8 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 	if p == nil || p.NodeName != "" || p.Deleting {
 		return
 	}
-	node := PickNode(p, c.List(KindNode), c.List(KindPod))
+	// p is unbound, so the memory's sums leave it out, as usage would.
+	node := pickNode(p, c.List(KindNode), c.used)
 	if node == "" {
 		return // unschedulable until a node event
 	}
@@ -64,7 +65,10 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 // resources of the given pods bound to each node. It returns "" when no node
 // fits.
 func PickNode(p *Pod, nodes, pods []Obj) string {
-	used := usage(p, pods)
+	return pickNode(p, nodes, usage(p, pods))
+}
+
+func pickNode(p *Pod, nodes []Obj, used map[string]use) string {
 	best, bestScore := "", -1
 	for _, o := range nodes {
 		n := o.(*Node)
