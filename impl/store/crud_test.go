@@ -95,6 +95,39 @@ func TestUpdateWithStaleRevisionConflictsAndChangesNothing(t *testing.T) {
 	}
 }
 
+// A guarded update writes only while both the key and its guard are at
+// the revisions given; a move of either is a conflict that writes nothing.
+func TestUpdateGuardedNeedsBothRevisions(t *testing.T) {
+	t.Parallel()
+	s := storetest.Store(t)
+	ctx := ctxT(t)
+	k, node := pod("default", "a"), store.Key{Resource: "nodes", Name: "n1"}
+	podRev := mustCreate(t, s, k, "v1")
+	nodeRev := mustCreate(t, s, node, "ready")
+
+	nodeRev2, err := s.Update(ctx, node, []byte("not ready"), nodeRev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.UpdateGuarded(ctx, k, []byte("v2"), podRev, node, nodeRev)
+	wantErr(t, "guard moved", err, store.ErrConflict)
+	if got := mustGet(t, s, k); string(got.Value) != "v1" || got.Rev != podRev {
+		t.Fatalf("after a failed guard: %+v, want v1 at %d", got, podRev)
+	}
+
+	rev, err := s.UpdateGuarded(ctx, k, []byte("v2"), podRev, node, nodeRev2)
+	if err != nil {
+		t.Fatalf("both at their revisions: %v", err)
+	}
+	_, err = s.UpdateGuarded(ctx, k, []byte("v3"), podRev, node, nodeRev2)
+	wantErr(t, "key moved", err, store.ErrConflict)
+	if got := mustGet(t, s, k); string(got.Value) != "v2" || got.Rev != rev {
+		t.Fatalf("after a stale key: %+v, want v2 at %d", got, rev)
+	}
+	_, err = s.UpdateGuarded(ctx, k, []byte("v3"), rev, node, 0)
+	wantErr(t, "no guard revision", err, store.ErrInvalid)
+}
+
 func TestUpdateMissingIsNotFoundAndDoesNotCreate(t *testing.T) {
 	t.Parallel()
 	s := storetest.Store(t)

@@ -124,6 +124,34 @@ func (s *Store) Update(ctx context.Context, k Key, value []byte, expectRev int64
 
 // Delete removes an object under the same precondition rules as Update. It
 // returns the object's last value with Rev set to the deletion revision.
+// UpdateGuarded is Update with expectRev > 0 that also requires key guard
+// to be at mod revision guardRev, in the same transaction: a write that
+// rests on another object's value it did not read again (a binding on its
+// node's readiness). It fails with ErrConflict when either has moved.
+func (s *Store) UpdateGuarded(ctx context.Context, k Key, value []byte, expectRev int64, guard Key, guardRev int64) (int64, error) {
+	if err := validatePrecondition(k, expectRev); err != nil {
+		return 0, err
+	}
+	if err := validatePrecondition(guard, guardRev); err != nil {
+		return 0, err
+	}
+	if expectRev == 0 || guardRev == 0 {
+		return 0, fmt.Errorf("%w: guarded update of %s needs both revisions", ErrInvalid, k)
+	}
+	key, gkey := s.objectKey(k), s.objectKey(guard)
+	resp, err := s.c.Txn(ctx).
+		If(precondition(key, expectRev), precondition(gkey, guardRev)).
+		Then(clientv3.OpPut(key, string(value))).
+		Commit()
+	if err != nil {
+		return 0, fmt.Errorf("store: update %s: %w", k, err)
+	}
+	if !resp.Succeeded {
+		return 0, fmt.Errorf("%w: %s is no longer at revision %d or %s at %d", ErrConflict, k, expectRev, guard, guardRev)
+	}
+	return resp.Header.Revision, nil
+}
+
 func (s *Store) Delete(ctx context.Context, k Key, expectRev int64) (Object, error) {
 	if err := validatePrecondition(k, expectRev); err != nil {
 		return Object{}, err

@@ -49,8 +49,10 @@ func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev i
 		return out
 	}
 	wctx, cancel := context.WithCancel(ctx)
+	// No WithPrevKV: etcd would then read every event's previous value,
+	// one range per event, when only deletions need it (see eventFrom).
 	wch := s.c.Watch(wctx, s.scopePrefix(resource, namespace),
-		clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(fromRev+1))
+		clientv3.WithPrefix(), clientv3.WithRev(fromRev+1))
 	go func() {
 		defer close(out)
 		defer cancel()
@@ -86,7 +88,7 @@ func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch
 				return
 			}
 			for _, ev := range resp.Events {
-				if !send(s.eventFrom(resource, ev)) {
+				if !send(s.eventFrom(ctx, resource, ev)) {
 					return
 				}
 			}
@@ -101,12 +103,21 @@ func watchError(resource string, fromRev, compactRev int64, err error) error {
 	return fmt.Errorf("store: watch %s after revision %d: %w", resource, fromRev, err)
 }
 
-func (s *Store) eventFrom(resource string, ev *clientv3.Event) Event {
+// eventFrom translates one etcd event. A deletion carries the value it
+// deleted, read at the revision before it, as etcd's WithPrevKV would:
+// like etcd, it goes without when that revision is compacted by now.
+func (s *Store) eventFrom(ctx context.Context, resource string, ev *clientv3.Event) Event {
 	k := s.parseKey(resource, ev.Kv.Key)
 	if ev.Type == clientv3.EventTypeDelete {
 		obj := Object{Key: k, Rev: ev.Kv.ModRevision}
-		if ev.PrevKv != nil {
-			obj.Value, obj.CreateRev = ev.PrevKv.Value, ev.PrevKv.CreateRevision
+		prev := ev.PrevKv
+		if prev == nil {
+			if resp, err := s.c.Get(ctx, string(ev.Kv.Key), clientv3.WithRev(ev.Kv.ModRevision-1)); err == nil && len(resp.Kvs) == 1 {
+				prev = resp.Kvs[0]
+			}
+		}
+		if prev != nil {
+			obj.Value, obj.CreateRev = prev.Value, prev.CreateRevision
 		}
 		return Event{Type: Deleted, Object: obj}
 	}
