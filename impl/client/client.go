@@ -29,6 +29,13 @@ type Client interface {
 	Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error)
 }
 
+// SharedWatcher is a Client whose watches can hand out objects shared with
+// the apiserver's cache, for readers that never change them (informers):
+// see registry.WatchShared. The in-process client is one.
+type SharedWatcher interface {
+	WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error)
+}
+
 // local calls a registry in the same process.
 type local struct{ r *registry.Registry }
 
@@ -67,6 +74,10 @@ func (c *local) Bind(ctx context.Context, namespace, pod, node, expectRV string)
 
 func (c *local) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error) {
 	return c.r.Watch(ctx, resource, namespace, resourceVersion)
+}
+
+func (c *local) WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error) {
+	return c.r.WatchShared(ctx, resource, namespace, resourceVersion)
 }
 
 // The verbs Counting passes to its hook: the model's trace verbs.

@@ -115,8 +115,14 @@ func (l listWatcher) List(ctx context.Context, resource, namespace string, o con
 	return l.c.List(ctx, resource, namespace, registry.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit, Continue: o.Continue, ResourceVersion: o.ResourceVersion})
 }
 
+// Watch shares the apiserver's objects when it can: an informer's cache
+// only reads them.
 func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) (<-chan controller.Event, error) {
-	in, err := l.c.Watch(ctx, resource, namespace, rv)
+	watch := l.c.Watch
+	if sw, ok := l.c.(client.SharedWatcher); ok {
+		watch = sw.WatchShared
+	}
+	in, err := watch(ctx, resource, namespace, rv)
 	if err != nil {
 		return nil, err
 	}

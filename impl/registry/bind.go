@@ -36,25 +36,38 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 	if err != nil {
 		return nil, err
 	}
-	key := store.Key{Resource: "pods", Namespace: namespace, Name: pod}
-	for {
-		// One read of both, at one revision; the model's order of checks:
-		// the node first, then the pod.
-		got, err := r.store.GetMany(ctx, store.Key{Resource: "nodes", Name: node}, key)
-		if err != nil {
-			return nil, storeError(ctx, err, info.GroupResource(), pod)
+	key, nodeKey := store.Key{Resource: "pods", Namespace: namespace, Name: pod}, store.Key{Resource: "nodes", Name: node}
+	for attempt := 0; ; attempt++ {
+		// The first attempt of a binding with a precondition starts from
+		// the values this registry last saw, if it has both, and its write
+		// is guarded by the node's revision: the same as reading both at
+		// the write's revision. Anything it finds wrong is checked again
+		// from a fresh read, which is what errors are reported from.
+		got, remembered := r.recentPair(ctx, nodeKey, key, want, attempt)
+		if !remembered {
+			// One read of both, at one revision; the model's order of
+			// checks: the node first, then the pod.
+			if got, err = r.store.GetMany(ctx, nodeKey, key); err != nil {
+				return nil, storeError(ctx, err, info.GroupResource(), pod)
+			}
 		}
-		if err := nodeReady(got[0], pod, node); err != nil {
+		if err := r.nodeReady(got[0], pod, node); err != nil {
+			if remembered {
+				continue
+			}
 			return nil, err
 		}
 		if got[1].Rev == 0 {
 			return nil, api.NewNotFound(info.GroupResource(), pod)
 		}
-		obj, err := decode("pods", got[1].Value, got[1].Rev)
+		obj, err := r.recent.decode("pods", got[1], true)
 		if err != nil {
 			return nil, err
 		}
 		p, rev := obj.(*api.Pod), got[1].Rev
+		if p.Spec.NodeName != "" && remembered {
+			continue
+		}
 		if p.Spec.NodeName != "" {
 			return nil, api.NewConflict(bindingResource, pod,
 				fmt.Errorf("pod %s is already assigned to node %q", pod, p.Spec.NodeName))
@@ -74,24 +87,48 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 			p.ResourceVersion = formatRV(rev)
 			return p, nil
 		}
-		newRev, err := r.store.Update(ctx, key, value, rev)
-		if want == 0 && errors.Is(err, store.ErrConflict) {
+		var newRev int64
+		if remembered {
+			newRev, err = r.store.UpdateGuarded(ctx, key, value, rev, nodeKey, got[0].Rev)
+		} else {
+			newRev, err = r.store.Update(ctx, key, value, rev)
+		}
+		if (want == 0 || remembered) && errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
 			return nil, storeError(ctx, err, bindingResource, pod)
 		}
-		r.recent.put(key, value, newRev)
+		r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev}, p)
 		p.ResourceVersion = formatRV(newRev)
 		return p, nil
 	}
 }
 
+// recentPair returns the node's and the pod's values as this registry
+// last saw them, for a binding's first attempt (attempt 0) with a
+// precondition (want), when it holds the pod at that revision. A dry run
+// writes nothing that a guard could check, so it always reads.
+func (r *Registry) recentPair(ctx context.Context, nodeKey, podKey store.Key, want int64, attempt int) ([]store.Object, bool) {
+	if attempt > 0 || want == 0 || isDryRun(ctx) {
+		return nil, false
+	}
+	n, ok := r.recent.latest(nodeKey)
+	if !ok {
+		return nil, false
+	}
+	p, ok := r.recent.at(podKey, want)
+	if !ok {
+		return nil, false
+	}
+	return []store.Object{n, p}, true
+}
+
 // nodeReady is the admission rule the model calls ErrNodeNotReady: the
 // target node must exist and report Ready=True.
-func nodeReady(so store.Object, pod, node string) error {
+func (r *Registry) nodeReady(so store.Object, pod, node string) error {
 	if so.Rev != 0 {
-		obj, err := decode("nodes", so.Value, so.Rev)
+		obj, err := r.recent.decode("nodes", so, true)
 		if err != nil {
 			return err
 		}

@@ -95,8 +95,9 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
 	}
 	m.ResourceVersion = formatRV(rev)
-	r.recent.put(key, value, rev)
-	return obj, store.Object{Key: key, Value: value, Rev: rev}, nil
+	so := store.Object{Key: key, Value: value, Rev: rev}
+	r.recent.putWritten(so, obj)
+	return obj, so, nil
 }
 
 // createGenerated names obj through the store's generateName counter. The
@@ -133,7 +134,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 	}
 	m.Name = so.Key.Name
 	m.ResourceVersion = formatRV(so.Rev)
-	r.recent.put(so.Key, so.Value, so.Rev)
+	r.recent.putWritten(so, obj)
 	return obj, so, nil
 }
 

@@ -117,7 +117,7 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if err != nil {
 		return nil, err
 	}
-	r.recent.put(key, value, newRev)
+	r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev}, old)
 	m.ResourceVersion = formatRV(newRev)
 	return old, nil
 }

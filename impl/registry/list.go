@@ -61,7 +61,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 	}
 	var items []api.Object
 	rev, cont, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
-		obj, err := decode(resource, o.Value, o.Rev)
+		obj, err := r.recent.decode(resource, o, false)
 		if err != nil {
 			return false, err
 		}

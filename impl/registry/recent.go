@@ -1,8 +1,13 @@
 package registry
 
 import (
+	"flag"
+	"fmt"
+	"reflect"
 	"sync"
+	"testing"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
 )
 
@@ -12,9 +17,21 @@ import (
 // the key again: a key's value at a given revision never changes, and the
 // write's CAS on that revision still catches anyone who wrote since. So
 // the cache can be stale, but never wrong.
+//
+// For the same reason it also keeps what decoding a value gave, so that
+// the next read of that revision copies it instead of decoding again: a
+// pod's watch event, its kubelet's status update and its binding all read
+// the same revision.
 type recentValues struct {
 	mu sync.Mutex
-	m  map[store.Key]store.Object
+	m  map[store.Key]recentValue
+}
+
+type recentValue struct {
+	store.Object
+	// decoded is decode's result for Object, never handed out: callers
+	// get copies. nil until a read decodes the value.
+	decoded api.Object
 }
 
 // recentCap bounds the memory; past it an arbitrary entry makes room.
@@ -23,16 +40,69 @@ const recentCap = 16384
 func (c *recentValues) put(k store.Key, value []byte, rev int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.putLocked(recentValue{Object: store.Object{Key: k, Value: value, Rev: rev}})
+}
+
+func (c *recentValues) putLocked(v recentValue) {
 	if c.m == nil {
-		c.m = make(map[store.Key]store.Object)
+		c.m = make(map[store.Key]recentValue)
 	}
-	if _, ok := c.m[k]; !ok && len(c.m) >= recentCap {
+	if _, ok := c.m[v.Key]; !ok && len(c.m) >= recentCap {
 		for old := range c.m {
 			delete(c.m, old)
 			break
 		}
 	}
-	c.m[k] = store.Object{Key: k, Value: value, Rev: rev}
+	c.m[v.Key] = v
+}
+
+// putWritten is put for a value this registry has just written from obj.
+// It also keeps what decoding the value would give, made from obj by
+// api.RoundTripCopy, a fifth of a decode, when obj allows: the write's
+// watch event and the next write of the key then need no decode at all.
+func (c *recentValues) putWritten(so store.Object, obj api.Object) {
+	kept := writtenCopy(so, obj)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(recentValue{Object: so, decoded: kept})
+}
+
+// writtenCopy is decode(so) made from obj, the object so's value encodes,
+// or nil.
+func writtenCopy(so store.Object, obj api.Object) api.Object {
+	kept, ok := api.RoundTripCopy(obj)
+	info, known := api.LookupResource(so.Key.Resource)
+	if !ok || !known {
+		return nil
+	}
+	// What decode sets: the resource's kind, and the revision as
+	// resourceVersion, which encode leaves out of the value.
+	*kept.GetTypeMeta() = api.TypeMeta{Kind: info.Kind, APIVersion: info.APIVersion()}
+	kept.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+	checkKept(so, kept)
+	return kept
+}
+
+// checkingKept is on in tests, where checkKept compares every object kept
+// at a write with a decode of the value written: the whole test suite then
+// checks api.RoundTripCopy on what converge writes. Benchmarks
+// (-test.bench) leave it off, to measure what converge does.
+var checkingKept = sync.OnceValue(func() bool {
+	if !testing.Testing() {
+		return false
+	}
+	bench := flag.Lookup("test.bench")
+	return bench == nil || bench.Value.String() == ""
+})
+
+func checkKept(so store.Object, kept api.Object) {
+	if !checkingKept() {
+		return
+	}
+	want, err := decode(so.Key.Resource, so.Value, so.Rev)
+	if err != nil || !reflect.DeepEqual(want, kept) {
+		panic(fmt.Sprintf("registry: the object kept for %s at %d is not what its value decodes to (%v):\nkept    %#v\ndecoded %#v", so.Key, so.Rev, err, kept, want))
+	}
 }
 
 // at returns the value of k at revision rev, if that is what it holds.
@@ -40,11 +110,71 @@ func (c *recentValues) at(k store.Key, rev int64) (store.Object, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o, ok := c.m[k]
-	return o, ok && rev != 0 && o.Rev == rev
+	return o.Object, ok && rev != 0 && o.Rev == rev
+}
+
+// latest returns the last value of k this registry saw, at whatever
+// revision: a guess for a write that its CAS checks.
+func (c *recentValues) latest(k store.Key) (store.Object, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.m[k]
+	return o.Object, ok && o.Rev != 0
 }
 
 func (c *recentValues) forget(k store.Key) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, k)
+}
+
+// decode is decode(resource, so.Value, so.Rev) for a value stored at
+// so.Key, from the kept result when one is kept for that revision. keep
+// says to keep this result, for reads that later reads of the same
+// revision are likely to follow; a list of thousands is not one.
+func (c *recentValues) decode(resource string, so store.Object, keep bool) (api.Object, error) {
+	if obj := c.kept(so); obj != nil {
+		return api.DeepCopy(obj), nil
+	}
+	obj, err := decode(resource, so.Value, so.Rev)
+	if err == nil && keep {
+		c.keep(so, api.DeepCopy(obj))
+	}
+	return obj, err
+}
+
+// view is decode for a caller that only reads the result: it is the kept
+// object itself, which nobody may change, so it costs no copy.
+func (c *recentValues) view(resource string, so store.Object) (api.Object, error) {
+	if obj := c.kept(so); obj != nil {
+		return obj, nil
+	}
+	obj, err := decode(resource, so.Value, so.Rev)
+	if err == nil {
+		c.keep(so, obj)
+	}
+	return obj, err
+}
+
+// kept is the decoded value kept for so's key at so's revision, or nil.
+func (c *recentValues) kept(so store.Object) api.Object {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[so.Key]; ok && v.Rev == so.Rev {
+		return v.decoded
+	}
+	return nil
+}
+
+// keep remembers obj as the decoded so, unless a later value of the key
+// is remembered already.
+func (c *recentValues) keep(so store.Object, obj api.Object) {
+	if so.Rev == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[so.Key]; !ok || v.Rev <= so.Rev {
+		c.putLocked(recentValue{Object: so, decoded: obj})
+	}
 }

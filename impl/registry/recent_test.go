@@ -74,3 +74,158 @@ func TestRecentValuesStayBounded(t *testing.T) {
 	_, hit := c.at(store.Key{Resource: "pods", Namespace: "default", Name: "x"}, 0)
 	require.False(t, hit)
 }
+
+// A write keeps the object it wrote and a read what decoding gave; the
+// next read of that revision gets an equal copy that shares nothing with
+// the first, and a DELETED event's old value is not kept as the key's
+// value at the deletion.
+func TestRecentValuesKeepDecodedCopies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st := storetest.Store(t)
+	r := New(Config{Store: st})
+	key := store.Key{Resource: "pods", Namespace: "default", Name: "p"}
+	_, err := r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "a"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	require.NoError(t, err)
+	kept := func() api.Object {
+		r.recent.mu.Lock()
+		defer r.recent.mu.Unlock()
+		return r.recent.m[key].decoded
+	}
+	require.NotNil(t, kept(), "a write keeps the object it wrote, as decoding would give it")
+	r.recent.forget(key)
+
+	first, err := r.Get(ctx, "pods", "default", "p")
+	require.NoError(t, err)
+	require.NotNil(t, kept(), "a read keeps its decoded object")
+	want := api.DeepCopy(first)
+	first.GetObjectMeta().Labels["app"] = "changed by the caller"
+	first.(*api.Pod).Spec.Containers[0].Image = "changed"
+	second, err := r.Get(ctx, "pods", "default", "p")
+	require.NoError(t, err)
+	require.Equal(t, want, second, "the kept object is the registry's own")
+
+	// Status and spec updates start from the kept object and leave it be.
+	running := api.DeepCopy(second).(*api.Pod)
+	running.Status.Phase = api.PodRunning
+	running.Status.Conditions = []api.PodCondition{{Type: "Ready", Status: api.ConditionTrue}}
+	updated, err := r.UpdateStatus(ctx, running)
+	require.NoError(t, err)
+	_, err = r.Get(ctx, "pods", "default", "p")
+	require.NoError(t, err)
+	relabelled := api.DeepCopy(updated)
+	relabelled.GetObjectMeta().Labels["app"] = "b"
+	second, err = r.Update(ctx, relabelled)
+	require.NoError(t, err)
+	_, err = r.Get(ctx, "pods", "default", "p")
+	require.NoError(t, err)
+	invalid := api.DeepCopy(second).(*api.Pod)
+	invalid.Spec.Containers[0].Image = ""
+	_, err = r.Update(ctx, invalid)
+	require.True(t, api.IsInvalid(err), "%v", err)
+	requireKeptIntact(t, r) // a refused update leaves the kept object in place
+
+	w, err := r.Watch(ctx, "pods", "default", second.GetObjectMeta().ResourceVersion)
+	require.NoError(t, err)
+	_, err = r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{})
+	require.NoError(t, err)
+	ev := <-w
+	require.Equal(t, EventDeleted, ev.Type)
+	r.recent.mu.Lock()
+	_, hit := r.recent.m[key]
+	r.recent.mu.Unlock()
+	require.False(t, hit, "a DELETED event's value is not the key's value at its revision")
+}
+
+// A binding with a precondition starts from the node this registry last
+// saw, and its guard catches a node that changed since: a node that went
+// not ready behind its back refuses the binding, and one that came back
+// ready behind its back accepts it.
+func TestBindFromRecentValuesFollowsTheNode(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st := storetest.Store(t)
+	r, other := New(Config{Store: st}), New(Config{Store: st})
+	setReady := func(reg *Registry, status api.ConditionStatus) {
+		t.Helper()
+		n, err := reg.Get(ctx, "nodes", "", "n1")
+		require.NoError(t, err)
+		n.(*api.Node).Status.Conditions = []api.NodeCondition{{Type: api.NodeReady, Status: status}}
+		_, err = reg.UpdateStatus(ctx, n)
+		require.NoError(t, err)
+	}
+	_, err := r.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "n1"},
+		Status: api.NodeStatus{Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}}}})
+	require.NoError(t, err)
+	pods := map[string]string{}
+	for _, name := range []string{"p1", "p2"} {
+		p, err := r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+		require.NoError(t, err)
+		pods[name] = p.GetObjectMeta().ResourceVersion
+	}
+
+	setReady(other, api.ConditionFalse)
+	_, err = r.Bind(ctx, "default", "p1", "n1", pods["p1"])
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "missing or not ready")
+	got, err := r.Get(ctx, "pods", "default", "p1")
+	require.NoError(t, err)
+	require.Empty(t, got.(*api.Pod).Spec.NodeName)
+
+	setReady(other, api.ConditionTrue)
+	out, err := r.Bind(ctx, "default", "p2", "n1", pods["p2"])
+	require.NoError(t, err, "a node seen not ready is read again")
+	require.Equal(t, "n1", out.(*api.Pod).Spec.NodeName)
+	requireKeptIntact(t, r)
+	requireKeptIntact(t, other)
+}
+
+// requireKeptIntact checks that every kept decoded object still equals a
+// fresh decode of its value: nobody changed what view handed out.
+func requireKeptIntact(t *testing.T, r *Registry) {
+	t.Helper()
+	r.recent.mu.Lock()
+	defer r.recent.mu.Unlock()
+	for k, v := range r.recent.m {
+		if v.decoded == nil {
+			continue
+		}
+		fresh, err := decode(k.Resource, v.Value, v.Rev)
+		require.NoError(t, err)
+		require.Equal(t, fresh, v.decoded, "kept %s changed", k)
+	}
+}
+
+// Tests check every object a write keeps against a decode (checkKept);
+// this is what turns that on.
+func TestKeptObjectsAreCheckedInTests(t *testing.T) {
+	require.True(t, checkingKept())
+}
+
+// A shared watch hands out the kept object itself; a plain watch hands
+// out an equal copy of it.
+func TestWatchSharedHandsOutTheKeptObject(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := New(Config{Store: storetest.Store(t)})
+	list, err := r.List(ctx, "pods", "default", ListOptions{})
+	require.NoError(t, err)
+	from := list.GetListMeta().ResourceVersion
+	shared, err := r.WatchShared(ctx, "pods", "default", from)
+	require.NoError(t, err)
+	plain, err := r.Watch(ctx, "pods", "default", from)
+	require.NoError(t, err)
+	_, err = r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	require.NoError(t, err)
+	s, p := <-shared, <-plain
+	require.Equal(t, EventAdded, s.Type)
+	r.recent.mu.Lock()
+	kept := r.recent.m[store.Key{Resource: "pods", Namespace: "default", Name: "p"}].decoded
+	r.recent.mu.Unlock()
+	require.Same(t, kept, s.Object)
+	require.NotSame(t, kept, p.Object)
+	require.Equal(t, kept, p.Object)
+}

@@ -72,8 +72,7 @@ func (r *Registry) get(ctx context.Context, info api.ResourceInfo, namespace, na
 	if err != nil {
 		return nil, 0, storeError(ctx, err, info.GroupResource(), name)
 	}
-	r.recent.put(key, so.Value, so.Rev)
-	obj, err := decode(info.Resource, so.Value, so.Rev)
+	obj, err := r.recent.decode(info.Resource, so, true)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -47,7 +47,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		defer r.allocMu.Unlock()
 	}
 	for {
-		old, rev, err := r.getAt(ctx, info, key, want)
+		old, rev, err := r.getAt(ctx, info, key, want) // read only: see getAt
 		if err != nil {
 			return nil, err
 		}
@@ -79,17 +79,18 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		if err != nil {
 			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 		}
-		r.recent.put(key, value, newRev)
+		r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev}, next)
 		next.GetObjectMeta().ResourceVersion = formatRV(newRev)
 		return next, nil
 	}
 }
 
 // getAt is get, served from the recent values when they hold key at
-// revision want (0: no precondition, so read).
+// revision want (0: no precondition, so read). Its object may be the
+// recent values' own: the caller must not change it.
 func (r *Registry) getAt(ctx context.Context, info api.ResourceInfo, key store.Key, want int64) (api.Object, int64, error) {
 	if so, ok := r.recent.at(key, want); ok {
-		obj, err := decode(info.Resource, so.Value, so.Rev)
+		obj, err := r.recent.view(info.Resource, so)
 		return obj, so.Rev, err
 	}
 	return r.get(ctx, info, key.Namespace, key.Name)

@@ -31,6 +31,18 @@ type Event struct {
 // after resourceVersion. The channel closes after an ERROR event or when
 // ctx is cancelled; cancel ctx to stop watching.
 func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan Event, error) {
+	return r.watch(ctx, resource, namespace, resourceVersion, false)
+}
+
+// WatchShared is Watch for a reader that only reads its events' objects,
+// as an informer's cache does: each is the object the registry keeps for
+// the next read of that revision, not a copy, so nobody may change it.
+// It spares a copy of every object written.
+func (r *Registry) WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan Event, error) {
+	return r.watch(ctx, resource, namespace, resourceVersion, true)
+}
+
+func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersion string, shared bool) (<-chan Event, error) {
 	info, err := collectionScope(resource, namespace)
 	if err != nil {
 		return nil, err
@@ -68,7 +80,7 @@ func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersi
 			}
 		}
 		for sev := range src {
-			ev := translate(ctx, info, sev)
+			ev := r.translate(ctx, info, sev, shared)
 			if !send(ev) || ev.Type == EventError {
 				return
 			}
@@ -78,7 +90,7 @@ func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersi
 }
 
 // translate decodes one store event.
-func translate(ctx context.Context, info api.ResourceInfo, sev store.Event) Event {
+func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev store.Event, shared bool) Event {
 	if sev.Err != nil {
 		return Event{Type: EventError, Err: storeError(ctx, sev.Err, info.GroupResource(), "")}
 	}
@@ -92,8 +104,14 @@ func translate(ctx context.Context, info api.ResourceInfo, sev store.Event) Even
 			m := obj.GetObjectMeta()
 			m.Name, m.Namespace, m.ResourceVersion = o.Key.Name, o.Key.Namespace, formatRV(o.Rev)
 		}
-	} else {
+	} else if sev.Type == store.Deleted {
+		// A DELETED event's value is the one before its revision: not
+		// the key's value at that revision, so it is not kept.
 		obj, err = decode(info.Resource, o.Value, o.Rev)
+	} else if shared {
+		obj, err = r.recent.view(info.Resource, o)
+	} else {
+		obj, err = r.recent.decode(info.Resource, o, true)
 	}
 	if err != nil {
 		return Event{Type: EventError, Err: storeError(ctx, err, info.GroupResource(), o.Key.Name)}
