@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/converge-dev/converge/impl/gctune"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -46,6 +48,7 @@ func usageError(format string, args ...any) error {
 }
 
 func main() {
+	gctune.Apply()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/gctune"
 	"github.com/converge-dev/converge/impl/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -119,6 +120,7 @@ func Isolated(t testing.TB) *store.Store {
 //
 //	func TestMain(m *testing.M) { storetest.Main(m) }
 func Main(m *testing.M) {
+	gctune.Apply() // as converge runs: the benchmarks measure what users get
 	code := m.Run()
 	shutdown()
 	os.Exit(code)
