@@ -27,15 +27,11 @@ const (
 )
 
 var (
-	dns1123LabelRE     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRE = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRE     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	qualifiedNameRE    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRE       = regexp.MustCompile("^" + labelValueFmt + "$")
-	envVarNameRE       = regexp.MustCompile("^" + envVarNameFmt + "$")
-	percentRE          = regexp.MustCompile("^" + percentFmt + "$")
-	portNameCharsetRE  = regexp.MustCompile("^[-a-z0-9]+$")
-	portNameLetterRE   = regexp.MustCompile("[a-z]")
+	dns1035LabelRE    = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+	envVarNameRE      = regexp.MustCompile("^" + envVarNameFmt + "$")
+	percentRE         = regexp.MustCompile("^" + percentFmt + "$")
+	portNameCharsetRE = regexp.MustCompile("^[-a-z0-9]+$")
+	portNameLetterRE  = regexp.MustCompile("[a-z]")
 )
 
 func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
@@ -60,7 +56,7 @@ func isDNS1123Label(v string) []string {
 	if len(v) > dns1123LabelMaxLen {
 		out = append(out, maxLenError(dns1123LabelMaxLen))
 	}
-	if !dns1123LabelRE.MatchString(v) {
+	if !isDNS1123LabelShape(v) {
 		out = append(out, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
 			dns1123LabelFmt, "my-name", "123-abc"))
 	}
@@ -72,7 +68,7 @@ func isDNS1123Subdomain(v string) []string {
 	if len(v) > dns1123SubdomainMax {
 		out = append(out, maxLenError(dns1123SubdomainMax))
 	}
-	if !dns1123SubdomainRE.MatchString(v) {
+	if !isDNS1123SubdomainShape(v) {
 		out = append(out, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
 			dns1123SubdomainFmt, "example.com"))
 	}
@@ -121,7 +117,7 @@ func isQualifiedName(v string) []string {
 	} else if len(name) > qualifiedNameMaxLen {
 		out = append(out, "name part "+maxLenError(qualifiedNameMaxLen))
 	}
-	if !qualifiedNameRE.MatchString(name) {
+	if !isQualifiedNameShape(name) {
 		out = append(out, "name part "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return out
@@ -132,7 +128,7 @@ func isValidLabelValue(v string) []string {
 	if len(v) > labelValueMaxLen {
 		out = append(out, maxLenError(labelValueMaxLen))
 	}
-	if !labelValueRE.MatchString(v) {
+	if v != "" && !isQualifiedNameShape(v) {
 		out = append(out, regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
 			labelValueFmt, "MyValue", "my_value", "12345"))
 	}
