@@ -71,8 +71,8 @@ func (c *recentValues) putWritten(so store.Object, obj api.Object) {
 // or nil.
 func writtenCopy(so store.Object, obj api.Object) api.Object {
 	kept, ok := api.RoundTripCopy(obj)
-	info, known := api.LookupResource(so.Key.Resource)
-	if !ok || !known {
+	info, err := lookup(so.Key.Resource)
+	if !ok || err != nil {
 		return nil
 	}
 	// What decode sets: the resource's kind, and the revision as

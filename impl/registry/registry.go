@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -79,9 +80,15 @@ func (r *Registry) get(ctx context.Context, info api.ResourceInfo, namespace, na
 	return obj, so.Rev, nil
 }
 
+// infosByResource and infosByType hold the registry's copies of the
+// resource table's entries: the table hands out a fresh copy per lookup,
+// slices and all, and the registry, which only reads them, looks one up on
+// every request.
+var infosByResource, infosByType sync.Map // string or reflect.Type -> api.ResourceInfo
+
 // lookup finds the table entry of a stored resource.
 func lookup(resource string) (api.ResourceInfo, error) {
-	info, ok := api.LookupResource(resource)
+	info, ok := cachedInfo(&infosByResource, resource, func() (api.ResourceInfo, bool) { return api.LookupResource(resource) })
 	if !ok || info.ListKind == "" {
 		return api.ResourceInfo{}, api.NewNotFound(api.GroupResource{Resource: resource}, "")
 	}
@@ -125,11 +132,22 @@ func infoOf(obj api.Object) (api.ResourceInfo, error) {
 	if obj == nil || isNil(obj) {
 		return api.ResourceInfo{}, api.NewBadRequest("registry: no object given")
 	}
-	info, ok := api.ResourceFor(obj)
+	info, ok := cachedInfo(&infosByType, reflect.TypeOf(obj), func() (api.ResourceInfo, bool) { return api.ResourceFor(obj) })
 	if !ok || info.ListKind == "" {
 		return api.ResourceInfo{}, api.NewBadRequest(fmt.Sprintf("registry: %T is not a stored kind", obj))
 	}
 	return info, nil
+}
+
+func cachedInfo(cache *sync.Map, key any, find func() (api.ResourceInfo, bool)) (api.ResourceInfo, bool) {
+	if info, ok := cache.Load(key); ok {
+		return info.(api.ResourceInfo), true
+	}
+	info, ok := find()
+	if ok {
+		cache.Store(key, info)
+	}
+	return info, ok
 }
 
 // parseRV reads a resourceVersion; "" is 0 (no precondition).
