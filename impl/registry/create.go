@@ -90,13 +90,14 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
 	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
+	r.recent.startWrite(key, value, obj)
 	rev, err := r.store.Create(ctx, key, value)
 	if err != nil {
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
 	}
 	m.ResourceVersion = formatRV(rev)
 	so := store.Object{Key: key, Value: value, Rev: rev}
-	r.recent.putWritten(so, obj)
+	r.recent.putWritten(so)
 	return obj, so, nil
 }
 
@@ -111,7 +112,12 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		if err := api.Validate(cand); err != nil {
 			return nil, err
 		}
-		return encode(cand)
+		value, err := encode(cand)
+		if err == nil && !isDryRun(ctx) {
+			key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: name}
+			r.recent.startWrite(key, value, cand)
+		}
+		return value, err
 	}
 	if isDryRun(ctx) {
 		name, err := r.store.NextGeneratedName(ctx, info.Resource, m.Namespace, m.GenerateName)
@@ -134,7 +140,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 	}
 	m.Name = so.Key.Name
 	m.ResourceVersion = formatRV(so.Rev)
-	r.recent.putWritten(so, obj)
+	r.recent.putWritten(so)
 	return obj, so, nil
 }
 

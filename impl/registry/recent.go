@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"reflect"
@@ -21,10 +22,16 @@ import (
 // For the same reason it also keeps what decoding a value gave, so that
 // the next read of that revision copies it instead of decoding again: a
 // pod's watch event, its kubelet's status update and its binding all read
-// the same revision.
+// the same revision. A write keeps what decoding its value will give
+// before it is sent (startWrite), because its watch event usually arrives
+// before its answer; the event finds it by the value's bytes, which alone
+// decide what decoding gives, with the revision.
 type recentValues struct {
 	mu sync.Mutex
 	m  map[store.Key]recentValue
+	// writing holds, per key, the value being written and the object
+	// kept for it, not yet at a revision.
+	writing map[store.Key]recentValue
 }
 
 type recentValue struct {
@@ -56,30 +63,64 @@ func (c *recentValues) putLocked(v recentValue) {
 	c.m[v.Key] = v
 }
 
-// putWritten is put for a value this registry has just written from obj.
-// It also keeps what decoding the value would give, made from obj by
-// api.RoundTripCopy, a fifth of a decode, when obj allows: the write's
-// watch event and the next write of the key then need no decode at all.
-func (c *recentValues) putWritten(so store.Object, obj api.Object) {
-	kept := writtenCopy(so, obj)
+// startWrite is called before this registry writes value, which encodes
+// obj, to key k: it keeps what decoding the value will give, made from obj
+// by api.RoundTripCopy, a fifth of a decode, when obj allows. A write
+// that fails leaves it behind, which is harmless: a value's bytes decide
+// what decoding it gives.
+func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) {
+	kept := writtenCopy(k.Resource, obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putLocked(recentValue{Object: so, decoded: kept})
+	if c.writing == nil || len(c.writing) >= recentCap {
+		c.writing = make(map[store.Key]recentValue)
+	}
+	c.writing[k] = recentValue{Object: store.Object{Key: k, Value: value}, decoded: kept}
 }
 
-// writtenCopy is decode(so) made from obj, the object so's value encodes,
-// or nil.
-func writtenCopy(so store.Object, obj api.Object) api.Object {
+// putWritten is put for a value this registry has just written, after
+// startWrite: the write's next read, or its next write, then needs no
+// decode at all.
+func (c *recentValues) putWritten(so store.Object) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[so.Key]; ok && v.Rev == so.Rev && v.decoded != nil {
+		return // its watch event came first
+	}
+	if c.settleLocked(so) == nil {
+		c.putLocked(recentValue{Object: so})
+	}
+}
+
+// settleLocked moves the object kept for a write of so's value to so's
+// revision, and returns it; nil if there is none.
+func (c *recentValues) settleLocked(so store.Object) api.Object {
+	w, ok := c.writing[so.Key]
+	if !ok || w.decoded == nil || !bytes.Equal(w.Value, so.Value) {
+		return nil
+	}
+	delete(c.writing, so.Key)
+	w.decoded.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+	checkKept(so, w.decoded)
+	if v, ok := c.m[so.Key]; !ok || v.Rev <= so.Rev {
+		c.putLocked(recentValue{Object: so, decoded: w.decoded})
+	}
+	return w.decoded
+}
+
+// writtenCopy is what decoding the value that encodes obj, a resource's
+// object, gives, with no resourceVersion yet; nil if api.RoundTripCopy
+// cannot make it.
+func writtenCopy(resource string, obj api.Object) api.Object {
 	kept, ok := api.RoundTripCopy(obj)
-	info, err := lookup(so.Key.Resource)
+	info, err := lookup(resource)
 	if !ok || err != nil {
 		return nil
 	}
 	// What decode sets: the resource's kind, and the revision as
 	// resourceVersion, which encode leaves out of the value.
 	*kept.GetTypeMeta() = api.TypeMeta{Kind: info.Kind, APIVersion: info.APIVersion()}
-	kept.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
-	checkKept(so, kept)
+	kept.GetObjectMeta().ResourceVersion = ""
 	return kept
 }
 
@@ -156,14 +197,15 @@ func (c *recentValues) view(resource string, so store.Object) (api.Object, error
 	return obj, err
 }
 
-// kept is the decoded value kept for so's key at so's revision, or nil.
+// kept is the decoded value kept for so's key at so's revision, or for a
+// write of so's value, or nil.
 func (c *recentValues) kept(so store.Object) api.Object {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v, ok := c.m[so.Key]; ok && v.Rev == so.Rev {
+	if v, ok := c.m[so.Key]; ok && v.Rev == so.Rev && v.decoded != nil {
 		return v.decoded
 	}
-	return nil
+	return c.settleLocked(so)
 }
 
 // keep remembers obj as the decoded so, unless a later value of the key

@@ -229,3 +229,26 @@ func TestWatchSharedHandsOutTheKeptObject(t *testing.T) {
 	require.NotSame(t, kept, p.Object)
 	require.Equal(t, kept, p.Object)
 }
+
+// A write's watch event usually arrives before the write's answer: it
+// finds the object kept for the write by the value's bytes, at the
+// event's revision; other bytes find nothing.
+func TestRecentValuesServeAWriteBeforeItsAnswer(t *testing.T) {
+	var c recentValues
+	k := store.Key{Resource: "pods", Namespace: "default", Name: "p"}
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", ResourceVersion: "3"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	value, err := encode(p)
+	require.NoError(t, err)
+	c.startWrite(k, value, p)
+
+	require.Nil(t, c.kept(store.Object{Key: k, Value: []byte(`{"other":"bytes"}`), Rev: 7}))
+	got := c.kept(store.Object{Key: k, Value: value, Rev: 7})
+	require.NotNil(t, got, "the event of the write finds its object")
+	want, err := decode("pods", value, 7)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	c.putWritten(store.Object{Key: k, Value: value, Rev: 7})
+	require.Same(t, got, c.kept(store.Object{Key: k, Value: value, Rev: 7}), "the answer keeps what the event settled")
+}

@@ -72,6 +72,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 			next.GetObjectMeta().ResourceVersion = formatRV(rev)
 			return next, nil
 		}
+		r.recent.startWrite(key, value, next)
 		newRev, err := r.store.Update(ctx, key, value, rev)
 		if want == 0 && errors.Is(err, store.ErrConflict) {
 			continue
@@ -79,7 +80,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		if err != nil {
 			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 		}
-		r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev}, next)
+		r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev})
 		next.GetObjectMeta().ResourceVersion = formatRV(newRev)
 		return next, nil
 	}
