@@ -106,16 +106,18 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 // exceed the kind's name length.
 func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, obj api.Object) (api.Object, store.Object, error) {
 	m := obj.GetObjectMeta()
+	// render names obj itself, which create owns: the store calls it once
+	// per candidate and commits right after the last call, so obj ends up
+	// with the name that was stored.
 	render := func(name string) ([]byte, error) {
-		cand := api.DeepCopy(obj)
-		cand.GetObjectMeta().Name = name
-		if err := api.Validate(cand); err != nil {
+		m.Name = name
+		if err := api.Validate(obj); err != nil {
 			return nil, err
 		}
-		value, err := encode(cand)
+		value, err := encode(obj)
 		if err == nil && !isDryRun(ctx) {
 			key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: name}
-			r.recent.startWrite(key, value, cand)
+			r.recent.startWrite(key, value, obj)
 		}
 		return value, err
 	}

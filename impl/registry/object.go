@@ -96,6 +96,14 @@ func copyStatus(dst, src api.Object) {
 	}
 }
 
+// setStatus sets dst's status to src's (same kind), sharing it.
+func setStatus(dst, src api.Object) {
+	d, s := field(dst, "Status"), field(src, "Status")
+	if d.IsValid() && s.IsValid() && d.CanSet() && d.Type() == s.Type() {
+		d.Set(s)
+	}
+}
+
 // hasStatusSubresource: the kind's status is written only through
 // UpdateStatus.
 func hasStatusSubresource(info api.ResourceInfo) bool {

@@ -98,11 +98,13 @@ func (r *Registry) getAt(ctx context.Context, info api.ResourceInfo, key store.K
 }
 
 // mergeUpdate builds the object to store from the stored one and the
-// client's. It leaves both untouched.
+// client's. It leaves both untouched; the result shares in's status.
 func mergeUpdate(info api.ResourceInfo, old, in api.Object, status bool) api.Object {
 	if status {
 		next := api.DeepCopy(old)
-		copyStatus(next, in)
+		// in is update's own copy, read again only by a retry's merge,
+		// which changes nothing: next can share its status.
+		setStatus(next, in)
 		return next
 	}
 	next := api.DeepCopy(in)
