@@ -87,7 +87,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 			p.ResourceVersion = formatRV(rev)
 			return p, nil
 		}
-		r.recent.startWrite(key, value, p)
+		r.startWrite(key, value, p)
 		var newRev int64
 		if remembered {
 			newRev, err = r.store.UpdateGuarded(ctx, key, value, rev, nodeKey, got[0].Rev)

@@ -90,7 +90,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
 	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
-	r.recent.startWrite(key, value, obj)
+	r.startWrite(key, value, obj)
 	rev, err := r.store.Create(ctx, key, value)
 	if err != nil {
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
@@ -117,7 +117,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		value, err := encode(obj)
 		if err == nil && !isDryRun(ctx) {
 			key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: name}
-			r.recent.startWrite(key, value, obj)
+			r.startWrite(key, value, obj)
 		}
 		return value, err
 	}

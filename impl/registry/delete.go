@@ -110,7 +110,7 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if isDryRun(ctx) {
 		return old, nil
 	}
-	r.recent.startWrite(key, value, old)
+	r.startWrite(key, value, old)
 	newRev, err := r.store.Update(ctx, key, value, rev)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, errRetry

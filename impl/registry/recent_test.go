@@ -85,7 +85,7 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 	st := storetest.Store(t)
 	r := New(Config{Store: st})
 	key := store.Key{Resource: "pods", Namespace: "default", Name: "p"}
-	_, err := r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "a"}},
+	created, err := r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "a"}},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	kept := func() api.Object {
@@ -93,7 +93,15 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 		defer r.recent.mu.Unlock()
 		return r.recent.m[key].decoded
 	}
-	require.NotNil(t, kept(), "a write keeps the object it wrote, as decoding would give it")
+	require.Nil(t, kept(), "with no watch open, a write keeps its bytes only")
+	w, err := r.Watch(ctx, "pods", "default", created.GetObjectMeta().ResourceVersion)
+	require.NoError(t, err)
+	relabelled := api.DeepCopy(created)
+	relabelled.GetObjectMeta().Labels["app"] = "a2"
+	created, err = r.Update(ctx, relabelled)
+	require.NoError(t, err)
+	require.NotNil(t, kept(), "with a watch open, a write keeps the object it wrote, as decoding would give it")
+	require.Equal(t, created.GetObjectMeta().ResourceVersion, (<-w).Object.GetObjectMeta().ResourceVersion)
 	r.recent.forget(key)
 
 	first, err := r.Get(ctx, "pods", "default", "p")
@@ -114,7 +122,7 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.Get(ctx, "pods", "default", "p")
 	require.NoError(t, err)
-	relabelled := api.DeepCopy(updated)
+	relabelled = api.DeepCopy(updated)
 	relabelled.GetObjectMeta().Labels["app"] = "b"
 	second, err = r.Update(ctx, relabelled)
 	require.NoError(t, err)
@@ -126,7 +134,7 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 	require.True(t, api.IsInvalid(err), "%v", err)
 	requireKeptIntact(t, r) // a refused update leaves the kept object in place
 
-	w, err := r.Watch(ctx, "pods", "default", second.GetObjectMeta().ResourceVersion)
+	w, err = r.Watch(ctx, "pods", "default", second.GetObjectMeta().ResourceVersion)
 	require.NoError(t, err)
 	_, err = r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{})
 	require.NoError(t, err)

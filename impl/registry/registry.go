@@ -32,6 +32,7 @@ type Registry struct {
 	serviceIPs netip.Prefix
 	allocMu    sync.Mutex // serialises clusterIP allocation with its create
 	recent     recentValues
+	watching   sync.Map // resource -> *atomic.Int64, the watches open on it
 }
 
 // New returns a Registry over cfg.Store.

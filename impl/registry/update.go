@@ -72,7 +72,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 			next.GetObjectMeta().ResourceVersion = formatRV(rev)
 			return next, nil
 		}
-		r.recent.startWrite(key, value, next)
+		r.startWrite(key, value, next)
 		newRev, err := r.store.Update(ctx, key, value, rev)
 		if want == 0 && errors.Is(err, store.ErrConflict) {
 			continue

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -62,9 +63,12 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 	wctx, cancel := context.WithCancel(ctx)
 	src := r.store.Watch(wctx, resource, namespace, from)
 	out := make(chan Event)
+	open := r.watches(resource)
+	open.Add(1)
 	go func() {
 		defer close(out)
 		defer cancel()
+		defer open.Add(-1)
 		send := func(ev Event) bool {
 			select {
 			case out <- ev:
@@ -87,6 +91,22 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 		}
 	}()
 	return out, nil
+}
+
+// watches counts the watches open on resource.
+func (r *Registry) watches(resource string) *atomic.Int64 {
+	n, _ := r.watching.LoadOrStore(resource, new(atomic.Int64))
+	return n.(*atomic.Int64)
+}
+
+// startWrite keeps what a write's value will decode to, before the write
+// (recentValues.startWrite), when a watch is open on its resource: the
+// watch's event will want it. With none, the copy would as often as not
+// be made for nothing, as for an HTTP client's create.
+func (r *Registry) startWrite(k store.Key, value []byte, obj api.Object) {
+	if r.watches(k.Resource).Load() > 0 {
+		r.recent.startWrite(k, value, obj)
+	}
 }
 
 // translate decodes one store event.
