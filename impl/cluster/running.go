@@ -61,9 +61,6 @@ func StartRunning(cfg RunningConfig) (*Running, error) {
 	if cfg.Tick <= 0 {
 		cfg.Tick = time.Second
 	}
-	if cfg.Log == nil {
-		cfg.Log = func(string) {}
-	}
 	s, err := newCore(SteppedConfig{Store: cfg.Store, Runtime: cfg.Runtime, Controllers: cfg.Controllers}, false)
 	if err != nil {
 		return nil, err
@@ -137,8 +134,8 @@ func (r *Running) logStep(a model.Action, res model.Result) {
 	if len(res.Writes) == 0 && res.Err == nil {
 		return
 	}
-	if a.Op != model.OpHeartbeat || r.cfg.LogHeartbeats || res.Err != nil {
-		r.cfg.Log(model.FormatStep(a, res))
+	if r.cfg.Log != nil && (a.Op != model.OpHeartbeat || r.cfg.LogHeartbeats || res.Err != nil) {
+		r.cfg.Log(model.FormatStep(a, res)) // formatted only for a listener
 	}
 	if r.cfg.Trace == nil {
 		return
