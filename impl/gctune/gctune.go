@@ -1,9 +1,8 @@
 // Package gctune sets converge's garbage collection target. converge's
 // heap is small (a few hundred MB with thousands of objects) and its work
-// is CPU-bound: decoding, copying and etcd's own allocations. At Go's
-// default GOGC of 100 the collector took about a fifth of the running
-// driver's CPU; at 400 it takes a twentieth, for about 1.8x the peak
-// memory.
+// is CPU-bound: encoding, copying and etcd's own allocations. At Go's
+// default GOGC of 100 the running driver spent about an eighth of its CPU
+// collecting; at 400 about a twentieth, for about 1.8x the peak memory.
 package gctune
 
 import (

@@ -60,7 +60,9 @@
 //     the model's ErrNodeNotReady), the pod exists (404), the pod is not
 //     bound yet (409), the resourceVersion precondition if given (409). It
 //     sets spec.nodeName in one compare-and-swap on the pod. The node check
-//     is a read before that write, not part of it.
+//     is a read before that write, not part of it; or, for a binding with a
+//     resourceVersion whose pod and node this registry holds already, a
+//     compare of the node's revision in the write's transaction.
 //   - List returns one consistent snapshot with its revision in
 //     metadata.resourceVersion. Label selectors and field selectors filter
 //     it: metadata.name and metadata.namespace for every resource, and the
@@ -74,7 +76,13 @@
 //     DELETED). resourceVersion "" or "0" first sends the current objects as
 //     ADDED, as Kubernetes does. A compacted history ends the stream with one
 //     ERROR event whose Err is 410 Expired; any other failure ends it with an
-//     ERROR event too. Cancelling ctx closes the channel.
+//     ERROR event too. Cancelling ctx closes the channel. WatchShared is
+//     Watch whose objects are the registry's own, for readers that never
+//     change them (informer caches): it spares a copy per event.
+//   - The registry decodes a stored value about once (recent.go): it keeps
+//     per key the last value it wrote or read, with its revision and what
+//     decoding it gives, and a write makes that object from the object it
+//     encodes (api.RoundTripCopy) when a watch is open on its resource.
 //   - A cancelled or expired ctx fails a call with an error that is both a
 //     504 Timeout StatusError and, through errors.Is, the context's error.
 package registry

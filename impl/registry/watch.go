@@ -16,8 +16,9 @@ const (
 	EventError    = string(api.EventError)
 )
 
-// Event is one change seen by Watch. Object is a fresh decoded object whose
-// resourceVersion is Rev: the change's revision (the deletion's for
+// Event is one change seen by Watch. Object is the decoded object, the
+// reader's own from Watch, shared and not to be changed from WatchShared;
+// its resourceVersion is Rev: the change's revision (the deletion's for
 // DELETED; the object's own for the initial ADDED events of a watch from
 // ""). An ERROR event carries Err (a *api.StatusError; 410 Expired when the
 // history was compacted) and no Object, and is the last on its channel.
