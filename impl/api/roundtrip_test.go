@@ -92,99 +92,78 @@ func TestRoundTripCopyRefusesWhatItCannotReproduce(t *testing.T) {
 // leaves zero: their fields are unexported) a time of any precision, in
 // any zone, or zero.
 func setTimes(t *rapid.T, v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			setTimes(t, v.Elem())
+	walk(v, func(v reflect.Value) bool {
+		if v.Type() != timeType && v.Type() != microTimeType {
+			return true
 		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			setTimes(t, v.Index(i))
-		}
-	case reflect.Map:
-		iter := v.MapRange()
-		for iter.Next() {
-			e := reflect.New(v.Type().Elem()).Elem()
-			e.Set(iter.Value())
-			setTimes(t, e)
-			v.SetMapIndex(iter.Key(), e)
-		}
-	case reflect.Struct:
-		if v.Type() == timeType || v.Type() == microTimeType {
-			if rapid.Bool().Draw(t, "zero") {
-				return
-			}
+		if !rapid.Bool().Draw(t, "zero") {
 			sec := rapid.Int64Range(-62135596800, 253402300799).Draw(t, "sec")
 			nsec := rapid.Int64Range(0, 999999999).Draw(t, "nsec")
 			zone := time.FixedZone("z", rapid.IntRange(-12, 14).Draw(t, "zone")*3600)
 			v.Field(0).Set(reflect.ValueOf(time.Unix(sec, nsec).In(zone)))
-			return
 		}
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				setTimes(t, v.Field(i))
-			}
-		}
-	}
+		return false
+	})
 }
 
 // dropRawJSON empties every json.RawMessage reachable from v.
 func dropRawJSON(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			dropRawJSON(v.Elem())
+	walk(v, func(v reflect.Value) bool {
+		if v.Type() != reflect.TypeFor[json.RawMessage]() {
+			return true
 		}
-	case reflect.Slice:
-		if v.Type() == reflect.TypeFor[json.RawMessage]() {
-			v.SetBytes(nil)
-			return
-		}
-		for i := range v.Len() {
-			dropRawJSON(v.Index(i))
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				dropRawJSON(v.Field(i))
-			}
-		}
-	}
+		v.SetBytes(nil)
+		return false
+	})
 }
 
-// scribble changes every string, number and collection reachable from v.
+// scribble changes every string, number and map reachable from v.
 func scribble(v reflect.Value) {
+	walk(v, func(v reflect.Value) bool {
+		switch v.Kind() {
+		case reflect.Map:
+			if !v.IsNil() {
+				v.SetMapIndex(reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem())
+			}
+		case reflect.String:
+			v.SetString(v.String() + "!")
+		case reflect.Int, reflect.Int32, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		}
+		return true
+	})
+}
+
+// walk calls visit on v and, while visit returns true, on everything v
+// holds that JSON carries; map values are visited as settable copies and
+// put back.
+func walk(v reflect.Value, visit func(reflect.Value) bool) {
+	if !visit(v) {
+		return
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			scribble(v.Elem())
+			walk(v.Elem(), visit)
 		}
 	case reflect.Slice:
 		for i := range v.Len() {
-			scribble(v.Index(i))
+			walk(v.Index(i), visit)
 		}
 	case reflect.Map:
-		if v.IsNil() {
-			return
-		}
 		for _, k := range v.MapKeys() {
 			e := reflect.New(v.Type().Elem()).Elem()
 			e.Set(v.MapIndex(k))
-			scribble(e)
+			walk(e, visit)
 			v.SetMapIndex(k, e)
 		}
-		v.SetMapIndex(reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem())
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				scribble(v.Field(i))
+				walk(v.Field(i), visit)
 			}
 		}
-	case reflect.String:
-		v.SetString(v.String() + "!")
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		v.SetInt(v.Int() + 1)
-	case reflect.Bool:
-		v.SetBool(!v.Bool())
 	}
 }
