@@ -36,19 +36,14 @@ type recentValues struct {
 
 type recentValue struct {
 	store.Object
-	// decoded is decode's result for Object, never handed out: callers
-	// get copies. nil until a read decodes the value.
+	// decoded is decode's result for Object, handed out as it is only to
+	// readers that never change it (view); the others get copies. nil
+	// until a read decodes the value or a write makes it.
 	decoded api.Object
 }
 
 // recentCap bounds the memory; past it an arbitrary entry makes room.
 const recentCap = 16384
-
-func (c *recentValues) put(k store.Key, value []byte, rev int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.putLocked(recentValue{Object: store.Object{Key: k, Value: value, Rev: rev}})
-}
 
 func (c *recentValues) putLocked(v recentValue) {
 	if c.m == nil {
@@ -78,9 +73,9 @@ func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) {
 	c.writing[k] = recentValue{Object: store.Object{Key: k, Value: value}, decoded: kept}
 }
 
-// putWritten is put for a value this registry has just written, after
-// startWrite: the write's next read, or its next write, then needs no
-// decode at all.
+// putWritten remembers a value this registry has just written, at its
+// revision, with the object startWrite kept for it if there is one: the
+// write's next read, or its next write, then needs no decode at all.
 func (c *recentValues) putWritten(so store.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -68,7 +68,7 @@ func TestRecentValuesServeUpdatesAndStayCorrect(t *testing.T) {
 func TestRecentValuesStayBounded(t *testing.T) {
 	var c recentValues
 	for i := 0; i < recentCap+10; i++ {
-		c.put(store.Key{Resource: "pods", Namespace: "default", Name: formatRV(int64(i))}, nil, int64(i+1))
+		c.putWritten(store.Object{Key: store.Key{Resource: "pods", Namespace: "default", Name: formatRV(int64(i))}, Rev: int64(i + 1)})
 	}
 	require.Len(t, c.m, recentCap)
 	_, hit := c.at(store.Key{Resource: "pods", Namespace: "default", Name: "x"}, 0)
