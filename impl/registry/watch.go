@@ -96,7 +96,10 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 
 // watches counts the watches open on resource.
 func (r *Registry) watches(resource string) *atomic.Int64 {
-	n, _ := r.watching.LoadOrStore(resource, new(atomic.Int64))
+	n, ok := r.watching.Load(resource)
+	if !ok {
+		n, _ = r.watching.LoadOrStore(resource, new(atomic.Int64))
+	}
 	return n.(*atomic.Int64)
 }
 
