@@ -59,9 +59,7 @@ func TestRoundTripCopyIsTheJSONRoundTrip(t *testing.T) {
 // one with times of sub-second precision, pointers to zero times and
 // empty collections.
 func TestRoundTripCopyTakesConvergesObjects(t *testing.T) {
-	obj, err := Decode("pods", benchData(t, "pod.json"))
-	require.NoError(t, err)
-	p := obj.(*Pod)
+	p := fixturePod(t)
 	p.CreationTimestamp = Time{time.Date(2026, 1, 2, 3, 4, 5, 678, time.FixedZone("x", 3600))}
 	p.DeletionTimestamp = &Time{}
 	p.Labels = map[string]string{}
