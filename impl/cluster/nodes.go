@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,10 +28,20 @@ type nodes struct {
 	// ips records, per node, which pod each started container's address
 	// was given to (real runtimes only; see claimIP).
 	ips map[string]map[string]string
+	// listed keeps each node's last container list, for runtimes that say
+	// when it changes (container.Versioned): a kubelet lists its node's
+	// containers on every sync, up to three times.
+	listed map[string]listedContainers
+}
+
+type listedContainers struct {
+	rt      container.Runtime
+	version uint64
+	list    []model.Container
 }
 
 func newNodes(uids *project.UIDs, runtime func(node string) container.Runtime) *nodes {
-	return &nodes{uids: uids, runtime: runtime, rt: map[string]container.Runtime{}, rules: map[string]map[string]model.Rule{}, index: map[string]int{}, ips: map[string]map[string]string{}}
+	return &nodes{uids: uids, runtime: runtime, rt: map[string]container.Runtime{}, rules: map[string]map[string]model.Rule{}, index: map[string]int{}, ips: map[string]map[string]string{}, listed: map[string]listedContainers{}}
 }
 
 // add boots a node's machine and gives it the next pod range.
@@ -62,6 +73,7 @@ func (n *nodes) remove(ctx context.Context, node string) {
 	delete(n.rt, node)
 	delete(n.rules, node)
 	delete(n.index, node)
+	delete(n.listed, node)
 	n.mu.Unlock()
 	if rt == nil {
 		return
@@ -127,15 +139,41 @@ func (n *nodes) stop(ctx context.Context, c model.Container, grace time.Duration
 	return nil
 }
 
-// containers lists a node's containers in model terms, sorted by ID.
+// containers lists a node's containers in model terms, sorted by ID. The
+// caller may change the list.
 func (n *nodes) containers(ctx context.Context, node string) []model.Container {
 	rt := n.runtimeOf(node)
 	if rt == nil {
 		return nil
 	}
+	v, versioned := rt.(container.Versioned)
+	if !versioned {
+		list, _ := n.list(ctx, rt, node)
+		return list
+	}
+	// The version is read before listing: a change in between leaves a
+	// list newer than its version, which the next call lists again.
+	version := v.Version()
+	n.mu.Lock()
+	l, ok := n.listed[node]
+	n.mu.Unlock()
+	if ok && l.rt == rt && l.version == version && ctx.Err() == nil {
+		return slices.Clone(l.list)
+	}
+	list, err := n.list(ctx, rt, node)
+	if err == nil {
+		n.mu.Lock()
+		n.listed[node] = listedContainers{rt: rt, version: version, list: slices.Clone(list)}
+		n.mu.Unlock()
+	}
+	return list
+}
+
+// list asks rt for node's containers in model terms, sorted by ID.
+func (n *nodes) list(ctx context.Context, rt container.Runtime, node string) ([]model.Container, error) {
 	cs, err := rt.List(ctx)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]model.Container, 0, len(cs))
 	for _, c := range cs {
@@ -146,7 +184,7 @@ func (n *nodes) containers(ctx context.Context, node string) []model.Container {
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return out, nil
 }
 
 // all lists every node's containers, sorted by ID.

@@ -32,7 +32,9 @@ type FakeHost struct {
 	// its own on every sync, and scanning every node's was the fake's
 	// main cost with a hundred nodes.
 	byNode map[string]map[string]*fakeContainer
-	log    []string
+	// versions counts, per node, the changes to its containers (Version).
+	versions map[string]uint64
+	log      []string
 }
 
 type fakeContainer struct {
@@ -47,7 +49,7 @@ func NewFakeHost(clock func() time.Time) *FakeHost {
 		clock = func() time.Time { return time.Unix(0, 0).UTC() }
 	}
 	return &FakeHost{clock: clock, nodes: map[string]*Fake{}, containers: map[string]*fakeContainer{},
-		byNode: map[string]map[string]*fakeContainer{}}
+		byNode: map[string]map[string]*fakeContainer{}, versions: map[string]uint64{}}
 }
 
 // Node returns the runtime of the named node, the same one on every call, so
@@ -92,6 +94,7 @@ func (h *FakeHost) WipeNode(node string) int {
 		delete(h.containers, id)
 	}
 	delete(h.byNode, node)
+	h.versions[node]++
 	h.log = append(h.log, fmt.Sprintf("%s wipe %d containers", node, n))
 	return n
 }
@@ -119,12 +122,14 @@ func (h *FakeHost) putLocked(c *fakeContainer) {
 		h.byNode[c.spec.Node] = map[string]*fakeContainer{}
 	}
 	h.byNode[c.spec.Node][c.spec.ID] = c
+	h.versions[c.spec.Node]++
 }
 
 func (h *FakeHost) removeLocked(id string) {
 	if c, ok := h.containers[id]; ok {
 		delete(h.containers, id)
 		delete(h.byNode[c.spec.Node], id)
+		h.versions[c.spec.Node]++
 	}
 }
 
@@ -133,6 +138,7 @@ func (h *FakeHost) exitLocked(c *fakeContainer, op string, code int, reason stri
 		return fmt.Errorf("%w: %s is %s", ErrNotRunning, c.spec.ID, c.status.State)
 	}
 	c.status.State, c.status.ExitCode, c.status.Reason, c.status.FinishedAt = StateExited, code, reason, at
+	h.versions[c.spec.Node]++
 	h.log = append(h.log, fmt.Sprintf("%s %s %s exit=%d", c.spec.Node, op, c.spec.ID, code))
 	return nil
 }
@@ -329,6 +335,13 @@ func (f *Fake) List(ctx context.Context) ([]ContainerStatus, error) {
 	f.host.mu.Lock()
 	defer f.host.mu.Unlock()
 	return listSorted(f.host.byNode[f.node]), nil
+}
+
+// Version implements Versioned.
+func (f *Fake) Version() uint64 {
+	f.host.mu.Lock()
+	defer f.host.mu.Unlock()
+	return f.host.versions[f.node]
 }
 
 // Status implements Runtime.

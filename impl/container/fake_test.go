@@ -285,3 +285,34 @@ func TestValidate(t *testing.T) {
 		t.Errorf("negative attempt: %v", err)
 	}
 }
+
+// Version moves with every change to a node's containers, and only with
+// those: a caller that keeps a list while it stays sees every change.
+func TestFakeVersionMovesWithEveryChange(t *testing.T) {
+	h := container.NewFakeHost(nil)
+	n1, n2 := h.Node("n1"), h.Node("n2")
+	last := n1.Version()
+	step := func(what string, changes bool, do func() error) {
+		t.Helper()
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		v := n1.Version()
+		if moved := v != last; moved != changes {
+			t.Fatalf("%s: version moved %v, want %v", what, moved, changes)
+		}
+		last = v
+	}
+	step("start", true, func() error { _, err := n1.Start(ctx, echoSpec("a")); return err })
+	step("start again", false, func() error { _, err := n1.Start(ctx, echoSpec("a")); return err })
+	step("list", false, func() error { _, err := n1.List(ctx); return err })
+	step("another node's start", false, func() error { _, err := n2.Start(ctx, echoSpec("b")); return err })
+	step("crash", true, func() error { return h.Crash("a", 1) })
+	step("stop an exited container", false, func() error { return n1.Stop(ctx, "a", 0) })
+	step("remove", true, func() error { return n1.Remove(ctx, "a") })
+	step("start", true, func() error { _, err := n1.Start(ctx, echoSpec("c")); return err })
+	step("stop", true, func() error { return n1.Stop(ctx, "c", time.Second) })
+	step("start", true, func() error { _, err := n1.Start(ctx, echoSpec("d")); return err })
+	step("oom kill", true, func() error { return n1.OOMKill("d") })
+	step("wipe", true, func() error { h.WipeNode("n1"); return nil })
+}

@@ -113,6 +113,16 @@ type Runtime interface {
 	Status(ctx context.Context, id string) (ContainerStatus, error)
 }
 
+// Versioned is a Runtime that tells when its List may answer differently:
+// Version changes whenever this node's containers change, so a caller can
+// keep a list while the version stays. Runtimes whose containers change on
+// their own (a real process exits) need not be Versioned.
+type Versioned interface {
+	Version() uint64
+}
+
+var _ Versioned = (*Fake)(nil)
+
 // idPattern is containerd's identifier rule, applied by every runtime so the
 // fake accepts exactly what containerd accepts.
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$`)
