@@ -56,54 +56,45 @@ func newComponent(e *env, name string, user *ControllerSpec) *component {
 
 // watch attaches the component to an informer for kind k.
 func (c *component) watch(k model.Kind, inf *controller.Informer) {
-	inf.AddHandler(c.onEvent(k))
 	c.inf[k] = inf
+	if wantsOwnPods(c, k) {
+		c.env.kubeletPodsOf(inf).add(c)
+		return
+	}
+	inf.AddHandler(c.onEvent(k))
 }
 
 // onEvent projects an informer's event into the memory and queues the keys
-// the model's handler names. In the running driver events go through an
-// inbox, so a shared informer never waits for a component that is busy
-// reconciling.
+// the model's handler names.
 func (c *component) onEvent(k model.Kind) controller.Handler {
 	return func(ev controller.Event, _ *controller.Cache) {
-		if c.ctx.Err() != nil {
-			return // removed with its node; shared informers outlive it
-		}
 		o, err := c.env.projectEvent(k, ev.Object)
 		if err != nil {
 			c.env.report(fmt.Errorf("%s: %w", c.name, err))
 			return
 		}
-		e := model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev}
-		if c.env.stepped {
-			c.apply(e)
-			return
-		}
-		if c.othersPod(e) {
-			return
-		}
-		c.inboxMu.Lock()
-		c.inbox = append(c.inbox, e)
-		c.inboxMu.Unlock()
-		select {
-		case c.inboxReady <- struct{}{}:
-		default:
-		}
+		c.deliver(model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev})
 	}
 }
 
-// othersPod reports an event a running kubelet drops: a pod not bound to
-// its node. The model's kubelet decides from its own node's pods alone, so
-// its decisions do not change; upstream's kubelet watches with a
-// spec.nodeName field selector for the same reason. Without it, each of a
-// hundred kubelets applied every pod event. (The stepped driver keeps
-// every event: its memories must match the model's exactly.)
-func (c *component) othersPod(e model.Event) bool {
-	if c.user != nil || c.node == "" || c.name != model.KubeletName(c.node) {
-		return false
+// deliver applies e at once in the stepped driver. In the running driver
+// it goes through an inbox, so a shared informer never waits for a
+// component that is busy reconciling.
+func (c *component) deliver(e model.Event) {
+	if c.ctx.Err() != nil {
+		return // removed with its node; shared informers outlive it
 	}
-	p, ok := e.Obj.(*model.Pod)
-	return ok && p.NodeName != c.node
+	if c.env.stepped {
+		c.apply(e)
+		return
+	}
+	c.inboxMu.Lock()
+	c.inbox = append(c.inbox, e)
+	c.inboxMu.Unlock()
+	select {
+	case c.inboxReady <- struct{}{}:
+	default:
+	}
 }
 
 // drain applies inbox events until the component is removed.
@@ -190,7 +181,7 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 	if crashAfter > 0 {
 		limit = crashAfter
 	}
-	w := &writer{ctx: ctx, c: c, limit: limit}
+	w := newWriter(ctx, c, limit)
 	c.mu.Lock()
 	q := c.queue
 	if c.user != nil {

@@ -34,6 +34,8 @@ type env struct {
 	// components, as a shared informer factory does: one watch and one
 	// decode per event, whatever the number of nodes.
 	shared map[model.Kind]*controller.Informer
+	// kubelets feeds the running kubelets their own node's pod events.
+	kubelets *kubeletPods
 
 	lastEventMu sync.Mutex
 	lastEvent   [model.NumKinds]eventProjection
