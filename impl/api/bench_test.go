@@ -121,6 +121,18 @@ func BenchmarkRoundTripCopyPod(b *testing.B) {
 	}
 }
 
+// BenchmarkCanonicalizePod is what a write does instead, when it keeps
+// the object it wrote: the pod, decoded, is canonical already.
+func BenchmarkCanonicalizePod(b *testing.B) {
+	obj := fixturePod(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !Canonicalize(obj) {
+			b.Fatal("not canonical")
+		}
+	}
+}
+
 // BenchmarkRawJSONUnmarshalPod is the decode RoundTripCopy stands in for.
 func BenchmarkRawJSONUnmarshalPod(b *testing.B) {
 	data := benchData(b, "pod.json")

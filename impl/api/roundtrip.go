@@ -28,7 +28,7 @@ func RoundTripCopy[T any](v T) (out T, ok bool) {
 		src = src.Elem()
 	}
 	copied := reflect.New(src.Type()).Elem()
-	if !roundTrip(copied, src) {
+	if !roundTrip(rtPlanOf(src.Type()), copied, src) {
 		return out, false
 	}
 	dst.Set(copied)
@@ -64,20 +64,53 @@ const (
 )
 
 type rtPlan struct {
-	kind   rtKind
-	fields []jsonField // rtStruct
+	kind    rtKind
+	fields  []jsonField // rtStruct
+	dropped []int       // rtStruct: the fields JSON does not carry
+	elem    *rtPlan     // rtPointer, rtSlice, rtMap: the element's plan
 }
 
-// rtPlans caches a plan per type: asking reflect which methods a type has
-// cost more than the copy.
-var rtPlans sync.Map // reflect.Type -> *rtPlan
+// rtPlans caches a plan per type, linked to its fields' and elements'
+// plans: asking reflect which methods a type has, or even finding a
+// type's plan in a map at every value, cost more than the copy.
+var (
+	rtPlans   sync.Map // reflect.Type -> *rtPlan, complete
+	rtBuildMu sync.Mutex
+)
 
 func rtPlanOf(t reflect.Type) *rtPlan {
 	if p, ok := rtPlans.Load(t); ok {
 		return p.(*rtPlan)
 	}
+	rtBuildMu.Lock()
+	defer rtBuildMu.Unlock()
+	building := map[reflect.Type]*rtPlan{}
+	p := linkRTPlan(t, building)
+	for t, p := range building { // published once every link is made
+		rtPlans.Store(t, p)
+	}
+	return p
+}
+
+// linkRTPlan builds t's plan and those it links to; building holds the
+// plans under construction, so a recursive type links to itself.
+func linkRTPlan(t reflect.Type, building map[reflect.Type]*rtPlan) *rtPlan {
+	if p, ok := rtPlans.Load(t); ok {
+		return p.(*rtPlan)
+	}
+	if p, ok := building[t]; ok {
+		return p
+	}
 	p := buildRTPlan(t)
-	rtPlans.Store(t, p)
+	building[t] = p
+	switch p.kind {
+	case rtPointer, rtSlice, rtMap:
+		p.elem = linkRTPlan(t.Elem(), building)
+	case rtStruct:
+		for i := range p.fields {
+			p.fields[i].plan = linkRTPlan(t.Field(p.fields[i].index).Type, building)
+		}
+	}
 	return p
 }
 
@@ -123,15 +156,14 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 		if !ok {
 			return &rtPlan{kind: rtRefuse}
 		}
-		return &rtPlan{kind: rtStruct, fields: fields}
+		return &rtPlan{kind: rtStruct, fields: fields, dropped: droppedFields(t, fields)}
 	}
 	return &rtPlan{kind: rtRefuse} // floats, complex numbers, interfaces, arrays, channels, funcs
 }
 
 // roundTrip sets dst, zero, settable and addressable, to src after a JSON
-// round trip, or reports that it cannot.
-func roundTrip(dst, src reflect.Value) bool {
-	p := rtPlanOf(src.Type())
+// round trip, or reports that it cannot; p is src's type's plan.
+func roundTrip(p *rtPlan, dst, src reflect.Value) bool {
 	switch p.kind {
 	case rtScalar:
 		dst.Set(src)
@@ -165,11 +197,11 @@ func roundTrip(dst, src reflect.Value) bool {
 		}
 		// A time that is zero is written as null, and null leaves a
 		// pointer nil.
-		if e := src.Elem(); (e.Type() == timeType || e.Type() == microTimeType) && e.Field(0).Interface().(interface{ IsZero() bool }).IsZero() {
+		if isZeroTime(src.Elem()) {
 			return true
 		}
 		ptr := reflect.New(src.Type().Elem())
-		if !roundTrip(ptr.Elem(), src.Elem()) {
+		if !roundTrip(p.elem, ptr.Elem(), src.Elem()) {
 			return false
 		}
 		dst.Set(ptr)
@@ -184,7 +216,7 @@ func roundTrip(dst, src reflect.Value) bool {
 		n := src.Len()
 		s := reflect.MakeSlice(src.Type(), n, n)
 		for i := range n {
-			if !roundTrip(s.Index(i), src.Index(i)) {
+			if !roundTrip(p.elem, s.Index(i), src.Index(i)) {
 				return false
 			}
 		}
@@ -211,7 +243,7 @@ func roundTrip(dst, src reflect.Value) bool {
 				return false
 			}
 			val := reflect.New(src.Type().Elem()).Elem()
-			if !roundTrip(val, iter.Value()) {
+			if !roundTrip(p.elem, val, iter.Value()) {
 				return false
 			}
 			m.SetMapIndex(iter.Key(), val)
@@ -223,7 +255,7 @@ func roundTrip(dst, src reflect.Value) bool {
 			if f.omitEmpty && isEmptyJSON(sf) {
 				continue
 			}
-			if !roundTrip(dst.Field(f.index), sf) {
+			if !roundTrip(f.plan, dst.Field(f.index), sf) {
 				return false
 			}
 		}
@@ -231,6 +263,17 @@ func roundTrip(dst, src reflect.Value) bool {
 		return false
 	}
 	return true
+}
+
+// isZeroTime reports a zero Time or MicroTime; v is addressable.
+func isZeroTime(v reflect.Value) bool {
+	switch v.Type() {
+	case timeType:
+		return v.Addr().Interface().(*Time).IsZero()
+	case microTimeType:
+		return v.Addr().Interface().(*MicroTime).IsZero()
+	}
+	return false
 }
 
 // valueAt reads src as a T without boxing it, when src is addressable.
@@ -265,6 +308,20 @@ func isEmptyJSON(v reflect.Value) bool {
 type jsonField struct {
 	index     int
 	omitEmpty bool
+	plan      *rtPlan
+}
+
+// droppedFields lists the fields of t that are not among fields.
+func droppedFields(t reflect.Type, fields []jsonField) []int {
+	var out []int
+	for i, f := 0, 0; i < t.NumField(); i++ {
+		if f < len(fields) && fields[f].index == i {
+			f++
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
 }
 
 // fieldsOf lists the fields of struct type t that JSON carries, or reports

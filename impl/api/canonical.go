@@ -1,0 +1,124 @@
+package api
+
+import (
+	"reflect"
+	"unicode/utf8"
+)
+
+// Canonicalize makes obj what a JSON round trip of it gives, in place:
+// after it, obj equals RoundTripCopy(obj). What already is as the round
+// trip gives it is only read, never written, so obj may share parts with
+// objects that others read concurrently, as long as those parts are
+// canonical already (a decoded object's are). ok is false where
+// RoundTripCopy's would be; obj may then have been changed in part, as the
+// round trip changes it. It costs a fraction of a copy, and allocates
+// nothing unless obj holds a map of structs.
+func Canonicalize(obj Object) bool {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	return canonical(rtPlanOf(v.Type().Elem()), v.Elem())
+}
+
+// canonical is roundTrip(p, v, v) for an addressable v, writing only what
+// changes.
+func canonical(p *rtPlan, v reflect.Value) bool {
+	switch p.kind {
+	case rtScalar, rtBytes:
+	case rtString:
+		return utf8.ValidString(v.String())
+	case rtTime:
+		tm := v.Addr().Interface().(*Time)
+		if !tm.IsZero() && !inFormatRange(tm.UTC().Year()) {
+			return false
+		}
+		if c := NewTime(tm.Time); c != *tm {
+			*tm = c
+		}
+	case rtMicroTime:
+		tm := v.Addr().Interface().(*MicroTime)
+		if !tm.IsZero() && !inFormatRange(tm.UTC().Year()) {
+			return false
+		}
+		if c := NewMicroTime(tm.Time); c != *tm {
+			*tm = c
+		}
+	case rtIntOrString:
+		x := v.Addr().Interface().(*IntOrString)
+		c := FromInt32(x.IntVal)
+		if x.Type == StringValue {
+			if !utf8.ValidString(x.StrVal) {
+				return false
+			}
+			c = FromString(x.StrVal)
+		}
+		if c != *x {
+			*x = c
+		}
+	case rtPointer:
+		if v.IsNil() {
+			return true
+		}
+		if isZeroTime(v.Elem()) {
+			v.SetZero() // a zero time is written as null
+			return true
+		}
+		return canonical(p.elem, v.Elem())
+	case rtSlice:
+		for i := range v.Len() {
+			if !canonical(p.elem, v.Index(i)) {
+				return false
+			}
+		}
+	case rtStringMap:
+		if v.IsNil() {
+			return true
+		}
+		// As a Go map: reflect's map iterator allocates every key and value.
+		for k, val := range v.Convert(stringMapType).Interface().(map[string]string) {
+			if !utf8.ValidString(k) || !utf8.ValidString(val) {
+				return false
+			}
+		}
+	case rtMap:
+		// Map values cannot be changed in place: a changed one is put back.
+		iter := v.MapRange()
+		for iter.Next() {
+			if !utf8.ValidString(iter.Key().String()) {
+				return false
+			}
+			c := reflect.New(v.Type().Elem()).Elem()
+			if !roundTrip(p.elem, c, iter.Value()) {
+				return false
+			}
+			if !reflect.DeepEqual(c.Interface(), iter.Value().Interface()) {
+				v.SetMapIndex(iter.Key(), c)
+			}
+		}
+	case rtStruct:
+		for _, f := range p.fields {
+			sf := v.Field(f.index)
+			if f.omitEmpty && isEmptyJSON(sf) {
+				if (sf.Kind() == reflect.Slice || sf.Kind() == reflect.Map) && !sf.IsNil() {
+					sf.SetZero() // left out, so it comes back nil
+				}
+				continue
+			}
+			if !canonical(f.plan, sf) {
+				return false
+			}
+		}
+		for _, i := range p.dropped {
+			if f := v.Field(i); !f.IsZero() {
+				if !f.CanSet() {
+					return false
+				}
+				f.SetZero()
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,67 @@
+package api
+
+import (
+	"encoding/json"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// checkCanonicalize: where Canonicalize succeeds, the value is what the
+// JSON round trip gives. A canonical value is only read: two goroutines
+// canonicalizing it at once do not race (which `go test -race` checks).
+func checkCanonicalize[T any](t *rapid.T) {
+	v := rapid.Make[T]().Draw(t, "v")
+	setTimes(t, reflect.ValueOf(&v).Elem())
+	dropRawJSON(reflect.ValueOf(&v).Elem())
+	want, marshals := roundTripByJSON(t, v)
+	if !Canonicalize(any(&v).(Object)) {
+		return
+	}
+	require.True(t, marshals, "took what JSON cannot encode")
+	require.Equal(t, want, v)
+
+	if again, _ := roundTripByJSON(t, want); !reflect.DeepEqual(again, want) {
+		return // a time in the first second of year 1 comes back zero, then null
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { require.True(t, Canonicalize(any(&want).(Object))) })
+	}
+	wg.Wait()
+	require.Equal(t, v, want, "a canonical value changed")
+}
+
+func TestCanonicalizeIsTheJSONRoundTrip(t *testing.T) {
+	t.Run("Pod", rapid.MakeCheck(checkCanonicalize[Pod]))
+	t.Run("Node", rapid.MakeCheck(checkCanonicalize[Node]))
+	t.Run("Deployment", rapid.MakeCheck(checkCanonicalize[Deployment]))
+	t.Run("ReplicaSet", rapid.MakeCheck(checkCanonicalize[ReplicaSet]))
+	t.Run("Service", rapid.MakeCheck(checkCanonicalize[Service]))
+	t.Run("Endpoints", rapid.MakeCheck(checkCanonicalize[Endpoints]))
+	t.Run("Event", rapid.MakeCheck(checkCanonicalize[Event]))
+	t.Run("Namespace", rapid.MakeCheck(checkCanonicalize[Namespace]))
+}
+
+func TestCanonicalizeTakesConvergesObjects(t *testing.T) {
+	p := fixturePod(t)
+	p.CreationTimestamp = Time{time.Date(2026, 1, 2, 3, 4, 5, 678, time.FixedZone("x", 3600))}
+	p.DeletionTimestamp = &Time{}
+	p.Labels = map[string]string{}
+	p.Status.Conditions = []PodCondition{}
+	want, _ := roundTripByJSON(t, p)
+	require.True(t, Canonicalize(p))
+	require.Equal(t, want, p)
+	require.Nil(t, p.DeletionTimestamp, "a pointer to a zero time is null")
+	require.Nil(t, p.Labels, "an empty map that is omitempty is left out")
+
+	bad := &Pod{ObjectMeta: ObjectMeta{Name: "bad\xff"}}
+	require.False(t, Canonicalize(bad), "invalid UTF-8 is replaced by the encoding")
+	bad = &Pod{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{{FieldsV1: json.RawMessage(`{ "f:x": {} }`)}}}}
+	require.False(t, Canonicalize(bad), "raw JSON is compacted by the encoding")
+	require.False(t, Canonicalize((*Pod)(nil)))
+}
