@@ -55,6 +55,25 @@ func ValidateUpdate(old, obj Object) error {
 	return invalidOrNil(obj, km, e.list)
 }
 
+// ValidateStatusUpdate checks a write of obj's status over old, as the
+// status subresource does upstream: the metadata update and the status.
+// The rest of obj is old's, checked when it was written, so it is not
+// checked again: a pod's status update was spending more on its spec than
+// on anything else.
+func ValidateStatusUpdate(old, obj Object) error {
+	km, ok := metaOf(obj)
+	okm, oldOK := metaOf(old)
+	if !ok || !oldOK || isNilObject(obj) || isNilObject(old) || okm.kind != km.kind {
+		return NewBadRequest(fmt.Sprintf("api: cannot validate a status update from %T to %T", old, obj))
+	}
+	e := &errs{}
+	validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+	if n, ok := obj.(*Node); ok {
+		validateNodeStatus(e, n)
+	}
+	return invalidOrNil(obj, km, e.list)
+}
+
 // validateObject runs the create-time checks and returns what it found;
 // err is set only when obj is not a kind converge validates.
 func validateObject(obj Object) (kindMeta, *errs, error) {

@@ -142,6 +142,10 @@ func validateNode(e *errs, n *Node) {
 		}
 		seen[k] = true
 	}
+	validateNodeStatus(e, n)
+}
+
+func validateNodeStatus(e *errs, n *Node) {
 	st := fieldPath("status")
 	validateResourceQuantities(e, n.Status.Capacity, st.child("capacity"))
 	validateResourceQuantities(e, n.Status.Allocatable, st.child("allocatable"))

@@ -92,3 +92,33 @@ func TestValidateUpdate(t *testing.T) {
 		assert.Contains(t, ValidateUpdate(n, un).Error(), "spec.podCIDR: Forbidden")
 	})
 }
+
+// A status update checks the metadata update and the status; the spec is
+// the stored one's, checked when it was written.
+func TestValidateStatusUpdate(t *testing.T) {
+	pod := validPod()
+	pod.Namespace = "default"
+	running := DeepCopy(pod)
+	running.Status.Phase = PodRunning
+	require.NoError(t, ValidateStatusUpdate(pod, running))
+
+	stored := DeepCopy(pod)
+	stored.Spec.Containers[0].Image = "" // stored before a rule it breaks
+	fromBad := DeepCopy(stored)
+	fromBad.Status.Phase = PodRunning
+	require.Error(t, ValidateUpdate(stored, fromBad))
+	assert.NoError(t, ValidateStatusUpdate(stored, fromBad), "the spec is not the status update's")
+
+	renamed := DeepCopy(running)
+	renamed.Name = "other"
+	assert.Contains(t, ValidateStatusUpdate(pod, renamed).Error(), "metadata.name: ")
+
+	node := &Node{TypeMeta: TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: ObjectMeta{Name: "node-1"}}
+	bad := DeepCopy(node)
+	bad.Status.Capacity = ResourceList{"cpu": "lots"}
+	err := ValidateStatusUpdate(node, bad)
+	require.True(t, IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "status.capacity[cpu]: Invalid value")
+
+	assert.True(t, IsBadRequest(ValidateStatusUpdate(pod, node)))
+}
