@@ -233,7 +233,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 	if old, err := s.reg.Get(r.Context(), rt.Resource.Resource, rt.Namespace, rt.Name); err == nil {
 		recordUpdate(old, obj, managerFromRequest(r))
 	}
-	out, err := s.reg.Update(r.Context(), obj)
+	// obj was decoded for this request, and out is only encoded.
+	out, err := s.reg.Update(registry.HandOver(r.Context()), obj)
 	if err != nil {
 		writeError(w, err)
 		return

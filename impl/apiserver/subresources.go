@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
 )
 
 // serveStatus: GET reads the object, PUT and PATCH write only its status
@@ -19,7 +20,8 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 			writeError(w, err)
 			return
 		}
-		out, err := s.reg.UpdateStatus(ctx, obj)
+		// obj was decoded for this request, and out is only encoded.
+		out, err := s.reg.UpdateStatus(registry.HandOver(ctx), obj)
 		if err != nil {
 			writeError(w, err)
 			return

@@ -280,7 +280,7 @@ func (s *Stepped) step(a model.Action) model.Result {
 
 func (s *Stepped) heartbeat(ctx context.Context, node string) []model.Write {
 	c := s.comps[model.KubeletName(node)]
-	w := &writer{ctx: ctx, c: c, limit: -1}
+	w := newWriter(ctx, c, -1)
 	if n, _ := (&host{env: s.env, ctx: ctx}).Live(model.Ref{Kind: model.KindNode, Name: node}).(*model.Node); n != nil {
 		w.Update(model.VerbStatus, n, model.Heartbeat(n, s.logical.Load()))
 	}

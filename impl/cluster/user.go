@@ -13,7 +13,7 @@ func (s *Stepped) user(a model.Action) model.Result {
 	ctx, cancel := s.wait()
 	defer cancel()
 	u := &component{name: "user", env: s.env}
-	w := &writer{ctx: ctx, c: u, limit: -1}
+	w := newWriter(ctx, u, -1)
 	h := &host{env: s.env, ctx: ctx}
 	var err error
 	switch a.Op {

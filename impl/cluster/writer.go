@@ -9,6 +9,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -30,6 +31,13 @@ type writer struct {
 }
 
 var _ model.Writer = (*writer)(nil)
+
+// newWriter makes a writer whose API calls hand their objects over to the
+// registry (registry.HandOver) when the client is in-process: the writer
+// builds each object for one call and only reads the answer.
+func newWriter(ctx context.Context, c *component, limit int) *writer {
+	return &writer{ctx: registry.HandOver(ctx), c: c, limit: limit}
+}
 
 func (w *writer) Stopped() bool {
 	return w.failed || (w.limit >= 0 && len(w.writes) >= w.limit)

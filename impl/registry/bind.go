@@ -87,7 +87,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 			p.ResourceVersion = formatRV(rev)
 			return p, nil
 		}
-		r.startWrite(key, value, p)
+		pending := r.startWrite(key, value, p)
 		var newRev int64
 		if remembered {
 			newRev, err = r.store.UpdateGuarded(ctx, key, value, rev, nodeKey, got[0].Rev)
@@ -100,9 +100,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if err != nil {
 			return nil, storeError(ctx, err, bindingResource, pod)
 		}
-		r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev})
-		p.ResourceVersion = formatRV(newRev)
-		return p, nil
+		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, p), nil
 	}
 }
 

@@ -17,17 +17,17 @@ func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, erro
 	if _, err := infoOf(obj); err != nil {
 		return nil, err
 	}
-	out, _, err := r.create(ctx, api.DeepCopy(obj))
+	out, _, err := r.create(ctx, ownCopy(ctx, obj))
 	return out, err
 }
 
 // CreateWire is Create that also returns the created object as the wire
 // has it (what api.Marshal gives, up to key order), made from the stored
-// bytes so that nothing is encoded twice. It is nil for a dry run. Unlike
-// Create, it takes obj over and may change it: the apiserver decoded it
-// for this one request, so a copy would be waste.
+// bytes so that nothing is encoded twice. It is nil for a dry run. It
+// hands obj over whatever ctx says (see HandOver): the apiserver decoded
+// it for this one request, so a copy would be waste.
 func (r *Registry) CreateWire(ctx context.Context, obj api.Object) (api.Object, []byte, error) {
-	out, stored, err := r.create(ctx, obj)
+	out, stored, err := r.create(HandOver(ctx), obj)
 	if err != nil || stored.Value == nil {
 		return out, nil, err
 	}
@@ -90,15 +90,13 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
 	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
-	r.startWrite(key, value, obj)
+	pending := r.startWrite(key, value, obj)
 	rev, err := r.store.Create(ctx, key, value)
 	if err != nil {
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
 	}
-	m.ResourceVersion = formatRV(rev)
 	so := store.Object{Key: key, Value: value, Rev: rev}
-	r.recent.putWritten(so)
-	return obj, so, nil
+	return r.finishWrite(ctx, pending, so, obj), so, nil
 }
 
 // createGenerated names obj through the store's generateName counter. The
@@ -108,7 +106,8 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 	m := obj.GetObjectMeta()
 	// render names obj itself, which create owns: the store calls it once
 	// per candidate and commits right after the last call, so obj ends up
-	// with the name that was stored.
+	// with the name that was stored, and pending is the last candidate's.
+	var pending *pendingWrite
 	render := func(name string) ([]byte, error) {
 		m.Name = name
 		if err := api.Validate(obj); err != nil {
@@ -116,8 +115,9 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		}
 		value, err := encode(obj)
 		if err == nil && !isDryRun(ctx) {
+			r.recent.abandon(pending) // the name before was taken
 			key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: name}
-			r.startWrite(key, value, obj)
+			pending = r.startWrite(key, value, obj)
 		}
 		return value, err
 	}
@@ -140,10 +140,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		}
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.GenerateName)
 	}
-	m.Name = so.Key.Name
-	m.ResourceVersion = formatRV(so.Rev)
-	r.recent.putWritten(so)
-	return obj, so, nil
+	return r.finishWrite(ctx, pending, so, obj), so, nil
 }
 
 // absent is a dry-run create's AlreadyExists check.

@@ -110,7 +110,7 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if isDryRun(ctx) {
 		return old, nil
 	}
-	r.startWrite(key, value, old)
+	pending := r.startWrite(key, value, old)
 	newRev, err := r.store.Update(ctx, key, value, rev)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, errRetry
@@ -118,9 +118,7 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if err != nil {
 		return nil, err
 	}
-	r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev})
-	m.ResourceVersion = formatRV(newRev)
-	return old, nil
+	return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, old), nil
 }
 
 // remove deletes for good with a CAS on the revision read, and returns the

@@ -31,7 +31,7 @@ type recentValues struct {
 	m  map[store.Key]recentValue
 	// writing holds, per key, the value being written and the object
 	// kept for it, not yet at a revision.
-	writing map[store.Key]recentValue
+	writing map[store.Key]*pendingWrite
 }
 
 type recentValue struct {
@@ -58,65 +58,91 @@ func (c *recentValues) putLocked(v recentValue) {
 	c.m[v.Key] = v
 }
 
+// pendingWrite is a write's object, kept before the write is sent.
+type pendingWrite struct {
+	key   store.Key
+	value []byte
+	// obj is what decoding value gives, but for its resourceVersion,
+	// which settling sets. Nobody changes it after startWrite.
+	obj api.Object
+	// settled: obj is kept at the write's revision, and shared from then
+	// on with anyone who reads that revision.
+	settled bool
+}
+
 // startWrite is called before this registry writes value, which encodes
-// obj, to key k: it keeps what decoding the value will give, made from obj
-// by api.RoundTripCopy, a fifth of a decode, when obj allows. A write
-// that fails leaves it behind, which is harmless: a value's bytes decide
-// what decoding it gives.
-func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) {
-	kept := writtenCopy(k.Resource, obj)
+// obj, to key k: obj, which the registry owns and changes no more, is
+// made what decoding the value will give, in place (api.Canonicalize, a
+// fraction of a decode), and kept for the write's watch event. It returns
+// nil when obj cannot be kept. A write that fails leaves it behind, which
+// is harmless: a value's bytes decide what decoding it gives.
+func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) *pendingWrite {
+	info, err := lookup(k.Resource)
+	if err != nil || !api.Canonicalize(obj) {
+		return nil
+	}
+	// What decode sets: the resource's kind, and the revision as
+	// resourceVersion, which encode leaves out of the value.
+	*obj.GetTypeMeta() = api.TypeMeta{Kind: info.Kind, APIVersion: info.APIVersion()}
+	obj.GetObjectMeta().ResourceVersion = ""
+	p := &pendingWrite{key: k, value: value, obj: obj}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.writing == nil || len(c.writing) >= recentCap {
-		c.writing = make(map[store.Key]recentValue)
+		c.writing = make(map[store.Key]*pendingWrite)
 	}
-	c.writing[k] = recentValue{Object: store.Object{Key: k, Value: value}, decoded: kept}
+	c.writing[k] = p
+	return p
 }
 
-// putWritten remembers a value this registry has just written, at its
-// revision, with the object startWrite kept for it if there is one: the
-// write's next read, or its next write, then needs no decode at all.
-func (c *recentValues) putWritten(so store.Object) {
+// abandon drops p (or nil), a write that will not be made, whose object
+// its writer goes on changing.
+func (c *recentValues) abandon(p *pendingWrite) {
+	if p == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v, ok := c.m[so.Key]; ok && v.Rev == so.Rev && v.decoded != nil {
-		return // its watch event came first
+	if c.writing[p.key] == p {
+		delete(c.writing, p.key)
 	}
-	if c.settleLocked(so) == nil {
+}
+
+// wrote remembers a value this registry has just written, at its
+// revision, with p's object if p (startWrite's, or nil) is still this
+// key's pending write: the write's next read, or its next write, then
+// needs no decode at all. It reports whether p's object is kept, and so
+// shared.
+func (c *recentValues) wrote(p *pendingWrite, so store.Object) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p != nil && !p.settled && c.writing[p.key] == p {
+		c.settleLocked(so)
+	}
+	if p != nil && p.settled {
+		return true
+	}
+	if v, ok := c.m[so.Key]; !ok || v.Rev < so.Rev {
 		c.putLocked(recentValue{Object: so})
 	}
+	return false
 }
 
 // settleLocked moves the object kept for a write of so's value to so's
 // revision, and returns it; nil if there is none.
 func (c *recentValues) settleLocked(so store.Object) api.Object {
 	w, ok := c.writing[so.Key]
-	if !ok || w.decoded == nil || !bytes.Equal(w.Value, so.Value) {
+	if !ok || !bytes.Equal(w.value, so.Value) {
 		return nil
 	}
 	delete(c.writing, so.Key)
-	w.decoded.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
-	checkKept(so, w.decoded)
+	w.obj.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+	w.settled = true
+	checkKept(so, w.obj)
 	if v, ok := c.m[so.Key]; !ok || v.Rev <= so.Rev {
-		c.putLocked(recentValue{Object: so, decoded: w.decoded})
+		c.putLocked(recentValue{Object: so, decoded: w.obj})
 	}
-	return w.decoded
-}
-
-// writtenCopy is what decoding the value that encodes obj, a resource's
-// object, gives, with no resourceVersion yet; nil if api.RoundTripCopy
-// cannot make it.
-func writtenCopy(resource string, obj api.Object) api.Object {
-	kept, ok := api.RoundTripCopy(obj)
-	info, err := lookup(resource)
-	if !ok || err != nil {
-		return nil
-	}
-	// What decode sets: the resource's kind, and the revision as
-	// resourceVersion, which encode leaves out of the value.
-	*kept.GetTypeMeta() = api.TypeMeta{Kind: info.Kind, APIVersion: info.APIVersion()}
-	kept.GetObjectMeta().ResourceVersion = ""
-	return kept
+	return w.obj
 }
 
 // checkingKept is on in tests, where checkKept compares every object kept

@@ -68,7 +68,7 @@ func TestRecentValuesServeUpdatesAndStayCorrect(t *testing.T) {
 func TestRecentValuesStayBounded(t *testing.T) {
 	var c recentValues
 	for i := 0; i < recentCap+10; i++ {
-		c.putWritten(store.Object{Key: store.Key{Resource: "pods", Namespace: "default", Name: formatRV(int64(i))}, Rev: int64(i + 1)})
+		c.wrote(nil, store.Object{Key: store.Key{Resource: "pods", Namespace: "default", Name: formatRV(int64(i))}, Rev: int64(i + 1)})
 	}
 	require.Len(t, c.m, recentCap)
 	_, hit := c.at(store.Key{Resource: "pods", Namespace: "default", Name: "x"}, 0)
@@ -248,15 +248,30 @@ func TestRecentValuesServeAWriteBeforeItsAnswer(t *testing.T) {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
 	value, err := encode(p)
 	require.NoError(t, err)
-	c.startWrite(k, value, p)
+	pending := c.startWrite(k, value, p)
+	require.NotNil(t, pending)
 
 	require.Nil(t, c.kept(store.Object{Key: k, Value: []byte(`{"other":"bytes"}`), Rev: 7}))
 	got := c.kept(store.Object{Key: k, Value: value, Rev: 7})
-	require.NotNil(t, got, "the event of the write finds its object")
+	require.Same(t, p, got, "the event of the write finds its object, the one written")
 	want, err := decode("pods", value, 7)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 
-	c.putWritten(store.Object{Key: k, Value: value, Rev: 7})
+	require.True(t, c.wrote(pending, store.Object{Key: k, Value: value, Rev: 7}), "the object is shared")
 	require.Same(t, got, c.kept(store.Object{Key: k, Value: value, Rev: 7}), "the answer keeps what the event settled")
+
+	// A write whose pending object another write to the key replaced
+	// before its answer keeps nothing: its object is still the writer's.
+	q := api.DeepCopy(p)
+	q.Spec.Containers[0].Image = "nginx:2"
+	first := c.startWrite(k, mustEncode(t, q), q)
+	c.startWrite(k, value, api.DeepCopy(p))
+	require.False(t, c.wrote(first, store.Object{Key: k, Value: mustEncode(t, q), Rev: 9}))
+}
+
+func mustEncode(t *testing.T, obj api.Object) []byte {
+	b, err := encode(obj)
+	require.NoError(t, err)
+	return b
 }

@@ -31,7 +31,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 	if status && !hasStatusSubresource(info) {
 		return nil, api.NewMethodNotSupported(info.GroupResource(), "update status")
 	}
-	in = api.DeepCopy(in)
+	in = ownCopy(ctx, in)
 	api.Default(in)
 	m := in.GetObjectMeta()
 	if _, _, err := objectScope(info.Resource, m.Namespace); err != nil {
@@ -61,7 +61,11 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 				return nil, err
 			}
 		}
-		if err := api.ValidateUpdate(old, next); err != nil {
+		validate := api.ValidateUpdate
+		if status {
+			validate = api.ValidateStatusUpdate
+		}
+		if err := validate(old, next); err != nil {
 			return nil, err
 		}
 		value, err := encode(next)
@@ -72,7 +76,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 			next.GetObjectMeta().ResourceVersion = formatRV(rev)
 			return next, nil
 		}
-		r.startWrite(key, value, next)
+		pending := r.startWrite(key, value, next)
 		newRev, err := r.store.Update(ctx, key, value, rev)
 		if want == 0 && errors.Is(err, store.ErrConflict) {
 			continue
@@ -80,9 +84,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		if err != nil {
 			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 		}
-		r.recent.putWritten(store.Object{Key: key, Value: value, Rev: newRev})
-		next.GetObjectMeta().ResourceVersion = formatRV(newRev)
-		return next, nil
+		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, next), nil
 	}
 }
 

@@ -107,10 +107,11 @@ func (r *Registry) watches(resource string) *atomic.Int64 {
 // (recentValues.startWrite), when a watch is open on its resource: the
 // watch's event will want it. With none, the copy would as often as not
 // be made for nothing, as for an HTTP client's create.
-func (r *Registry) startWrite(k store.Key, value []byte, obj api.Object) {
+func (r *Registry) startWrite(k store.Key, value []byte, obj api.Object) *pendingWrite {
 	if r.watches(k.Resource).Load() > 0 {
-		r.recent.startWrite(k, value, obj)
+		return r.recent.startWrite(k, value, obj)
 	}
+	return nil
 }
 
 // translate decodes one store event.

@@ -1,0 +1,51 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+type handOverKey struct{}
+
+// HandOver marks the writes made with ctx as handing their objects over:
+// Create, Update and UpdateStatus may change the object passed in and keep
+// it, where they would copy it, and every write answers with an object
+// that may be shared with watchers and later reads, which the caller must
+// only read. It suits a caller that builds each object for one write and
+// only reads the answer: the in-process components, and the apiserver,
+// which decoded the object for the request and encodes the answer. Each
+// spares a copy of the object per write.
+func HandOver(ctx context.Context) context.Context {
+	return context.WithValue(ctx, handOverKey{}, true)
+}
+
+func handsOver(ctx context.Context) bool {
+	h, _ := ctx.Value(handOverKey{}).(bool)
+	return h
+}
+
+// ownCopy is obj, or a copy of it when ctx does not hand it over.
+func ownCopy(ctx context.Context, obj api.Object) api.Object {
+	if handsOver(ctx) {
+		return obj
+	}
+	return api.DeepCopy(obj)
+}
+
+// finishWrite is the answer to a write of obj that made so, after
+// startWrite gave p. When the recent values keep obj, they share it from
+// then on: a caller that does not hand objects over gets a copy.
+// Otherwise obj is still the registry's own, and only gets its
+// resourceVersion.
+func (r *Registry) finishWrite(ctx context.Context, p *pendingWrite, so store.Object, obj api.Object) api.Object {
+	if !r.recent.wrote(p, so) {
+		obj.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+		return obj
+	}
+	if handsOver(ctx) {
+		return obj
+	}
+	return api.DeepCopy(obj)
+}
