@@ -317,8 +317,8 @@ func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model
 	}
 }
 
-// busy reports whether any component has keys ready to reconcile or
-// events not yet applied.
+// busy reports whether any component has keys ready to reconcile or being
+// reconciled, or events not yet applied.
 func (r *Running) busy() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -329,7 +329,7 @@ func (r *Running) busy() bool {
 		c.mu.Lock()
 		q := c.queue
 		c.mu.Unlock()
-		if pending > 0 || q.Len() > 0 {
+		if pending > 0 || q.Busy() {
 			return true
 		}
 	}

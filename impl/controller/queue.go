@@ -104,6 +104,15 @@ func (q *Queue) Len() int {
 	return len(q.queue)
 }
 
+// Busy reports whether a key is ready to be handed out or being
+// processed (handed out, not yet Done).
+func (q *Queue) Busy() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.promoteLocked()
+	return len(q.queue) > 0 || len(q.processing) > 0
+}
+
 // Get blocks until a key is ready and hands it out; the caller must call
 // Done(key) when finished. shutdown is true (and key "") once ShutDown was
 // called or ctx ended.

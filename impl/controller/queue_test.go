@@ -156,3 +156,16 @@ func TestSteppedQueueHasNoDelaysAndMarksRetries(t *testing.T) {
 	assert.Equal(t, []string{"a", "c", "b"}, q.Keys())
 	assert.True(t, q.IsRetry("b"))
 }
+
+func TestQueueIsBusyWhileAKeyIsQueuedOrProcessed(t *testing.T) {
+	ctx := testCtx(t)
+	q, _ := fakeQueue()
+	assert.False(t, q.Busy())
+	q.Add("a")
+	assert.True(t, q.Busy(), "queued")
+	k, _ := q.Get(ctx)
+	assert.Equal(t, 0, q.Len())
+	assert.True(t, q.Busy(), "handed out, not done")
+	q.Done(k)
+	assert.False(t, q.Busy())
+}
