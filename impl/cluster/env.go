@@ -150,7 +150,8 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 // it. An object that does not project is left out and the first such
 // failure is returned as unprojected; err is for the list itself.
 func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) (objs []model.Obj, unprojected, err error) {
-	list, err := e.client.List(ctx, k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
+	// Only projected: the items may be the registry's own (HandOver).
+	list, err := e.client.List(registry.HandOver(ctx), k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
 	if err != nil {
 		return nil, nil, err
 	}

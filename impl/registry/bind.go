@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -60,11 +59,13 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if got[1].Rev == 0 {
 			return nil, api.NewNotFound(info.GroupResource(), pod)
 		}
-		obj, err := r.recent.decode("pods", got[1], true)
+		stored, err := r.recent.view("pods", got[1])
 		if err != nil {
 			return nil, err
 		}
-		p, rev := obj.(*api.Pod), got[1].Rev
+		// The bound pod shares all but what it changes with the stored
+		// one, which nobody changes (see shallowCopy).
+		p, rev := shallowCopy(stored).(*api.Pod), got[1].Rev
 		if p.Spec.NodeName != "" && remembered {
 			continue
 		}
@@ -78,7 +79,13 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		p.Spec.NodeName = node
 		// As upstream's binding does: the pod is scheduled as of now.
 		scheduled := api.PodCondition{Type: "PodScheduled", Status: api.ConditionTrue, LastTransitionTime: api.NewTime(r.clock())}
-		p.Status.Conditions = append(slices.DeleteFunc(p.Status.Conditions, func(c api.PodCondition) bool { return c.Type == scheduled.Type }), scheduled)
+		conditions := make([]api.PodCondition, 0, len(p.Status.Conditions)+1)
+		for _, c := range p.Status.Conditions {
+			if c.Type != scheduled.Type {
+				conditions = append(conditions, c)
+			}
+		}
+		p.Status.Conditions = append(conditions, scheduled)
 		value, err := encode(p)
 		if err != nil {
 			return nil, err
@@ -127,7 +134,7 @@ func (r *Registry) recentPair(ctx context.Context, nodeKey, podKey store.Key, wa
 // target node must exist and report Ready=True.
 func (r *Registry) nodeReady(so store.Object, pod, node string) error {
 	if so.Rev != 0 {
-		obj, err := r.recent.decode("nodes", so, true)
+		obj, err := r.recent.view("nodes", so) // only read
 		if err != nil {
 			return err
 		}

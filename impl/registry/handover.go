@@ -11,12 +11,12 @@ type handOverKey struct{}
 
 // HandOver marks the writes made with ctx as handing their objects over:
 // Create, Update and UpdateStatus may change the object passed in and keep
-// it, where they would copy it, and every write answers with an object
-// that may be shared with watchers and later reads, which the caller must
-// only read. It suits a caller that builds each object for one write and
-// only reads the answer: the in-process components, and the apiserver,
-// which decoded the object for the request and encodes the answer. Each
-// spares a copy of the object per write.
+// it, where they would copy it, and every write, and List, answers with
+// objects that may be shared with watchers and later reads, which the
+// caller must only read. It suits a caller that builds each object for one
+// write and only reads the answers: the in-process components, and the
+// apiserver, which decoded the object for the request and encodes the
+// answer. Each spares a copy of an object per write, or per listed item.
 func HandOver(ctx context.Context) context.Context {
 	return context.WithValue(ctx, handOverKey{}, true)
 }

@@ -69,4 +69,17 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	require.NotSame(t, mine, kept("p"))
 	mine.(*api.Pod).Status.Phase = api.PodSucceeded
 	requireKeptIntact(t, r)
+
+	// A list handed over reads the kept objects; one not handed over gets
+	// copies, which its caller may change.
+	sharedList, err := r.List(HandOver(ctx), "pods", "default", ListOptions{})
+	require.NoError(t, err)
+	ownList, err := r.List(ctx, "pods", "default", ListOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ownList, sharedList)
+	for _, item := range ownList.GetItems() {
+		item.GetObjectMeta().Labels = map[string]string{"changed": "by the caller"}
+		item.(*api.Pod).Spec.Containers[0].Image = "changed"
+	}
+	requireKeptIntact(t, r)
 }

@@ -60,10 +60,17 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 		return nil, err
 	}
 	var items []api.Object
+	shared := handsOver(ctx)
 	rev, cont, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
-		obj, err := r.recent.decode(resource, o, false)
-		if err != nil {
-			return false, err
+		var obj api.Object
+		if shared {
+			obj = r.recent.kept(o)
+		}
+		if obj == nil {
+			var err error
+			if obj, err = r.recent.decode(resource, o, false); err != nil {
+				return false, err
+			}
 		}
 		if !q.labels.Matches(obj.GetObjectMeta().Labels) || !matchFields(obj, q.fields) {
 			return false, nil

@@ -97,6 +97,18 @@ func copyStatus(dst, src api.Object) {
 }
 
 // setStatus sets dst's status to src's (same kind), sharing it.
+// shallowCopy copies obj's top-level struct only: the copy shares every
+// map, slice and pointer with obj. It suits a stored object, which nobody
+// changes, that a write changes in a few top-level fields (a status, a
+// spec's scalar) and then keeps: the write's canonicalization writes only
+// what is not canonical, and what it shares with a stored object is.
+func shallowCopy(obj api.Object) api.Object {
+	v := reflect.ValueOf(obj)
+	c := reflect.New(v.Type().Elem())
+	c.Elem().Set(v.Elem())
+	return c.Interface().(api.Object)
+}
+
 func setStatus(dst, src api.Object) {
 	d, s := field(dst, "Status"), field(src, "Status")
 	if d.IsValid() && s.IsValid() && d.CanSet() && d.Type() == s.Type() {

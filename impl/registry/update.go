@@ -100,12 +100,16 @@ func (r *Registry) getAt(ctx context.Context, info api.ResourceInfo, key store.K
 }
 
 // mergeUpdate builds the object to store from the stored one and the
-// client's. It leaves both untouched; the result shares in's status.
+// client's. It leaves both untouched; a status update's result shares in's
+// status and, but for a Service's, the rest with old (see shallowCopy).
 func mergeUpdate(info api.ResourceInfo, old, in api.Object, status bool) api.Object {
 	if status {
-		next := api.DeepCopy(old)
-		// in is update's own copy, read again only by a retry's merge,
-		// which changes nothing: next can share its status.
+		next := shallowCopy(old)
+		if _, ok := old.(*api.Service); ok {
+			next = api.DeepCopy(old) // node port assignment writes into its spec
+		}
+		// in is update's own, read again only by a retry's merge, which
+		// changes nothing: next can share its status.
 		setStatus(next, in)
 		return next
 	}
