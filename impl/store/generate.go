@@ -31,97 +31,117 @@ func (s *Store) CreateGenerated(ctx context.Context, resource, namespace, genera
 		return Object{}, fmt.Errorf("%w: nil render function", ErrInvalid)
 	}
 	counter := s.counterKey(resource, namespace, generatePrefix)
-	n, counterRev, known := s.counters.get(counter)
+	n, known := s.counters.take(counter)
 	if !known {
 		resp, err := s.c.Get(ctx, counter)
 		if err != nil {
 			return Object{}, fmt.Errorf("store: read generateName counter %s: %w", counter, err)
 		}
-		if n, counterRev, err = parseCounter(counter, resp.Kvs); err != nil {
+		stored, err := parseCounter(counter, resp.Kvs)
+		if err != nil {
 			return Object{}, err
 		}
+		n = s.counters.takeFrom(counter, stored)
 	}
 	for {
 		if err := ctx.Err(); err != nil {
+			s.counters.giveBack(counter, n)
 			return Object{}, fmt.Errorf("store: create %s/%s with generateName %q: %w", resource, namespace, generatePrefix, err)
 		}
 		k := Key{Resource: resource, Namespace: namespace, Name: model.GeneratedName(generatePrefix, int(n))}
 		value, err := render(k.Name)
 		if err != nil {
+			s.counters.giveBack(counter, n)
 			return Object{}, fmt.Errorf("store: render %s: %w", k, err)
 		}
-		key := s.objectKey(k)
-		// Compare the counter's mod revision (0 while it does not exist) so
-		// that two creators racing for the same N cannot both win.
+		// The name's absence is the only condition. This store hands each
+		// number out once (counterCache), so its own creators never race
+		// for a name and can create at once, as a controller's slow-start
+		// batch does; creators elsewhere that took the same number lose
+		// on the name. The counter is written with each create, so that
+		// a store started later goes on from it; writes that commit out of
+		// order may leave it behind, which costs that store one attempt
+		// per name it then skips.
 		txn, err := s.c.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(counter), "=", counterRev), absent(key)).
-			Then(clientv3.OpPut(counter, strconv.FormatInt(n+1, 10)), clientv3.OpPut(key, string(value))).
+			If(absent(s.objectKey(k))).
+			Then(clientv3.OpPut(counter, strconv.FormatInt(n+1, 10)), clientv3.OpPut(s.objectKey(k), string(value))).
 			Else(clientv3.OpGet(counter)).
 			Commit()
 		if err != nil {
+			s.counters.giveBack(counter, n)
 			return Object{}, fmt.Errorf("store: create %s: %w", k, err)
 		}
 		if txn.Succeeded {
 			rev := txn.Header.Revision
-			s.counters.put(counter, n+1, rev)
 			return Object{Key: k, Value: value, Rev: rev, CreateRev: rev}, nil
 		}
-		kvs := txn.Responses[0].GetResponseRange().GetKvs()
-		var nowRev int64
-		if len(kvs) == 1 {
-			nowRev = kvs[0].ModRevision
+		// The name is taken, by a create by name or by another store's
+		// creator: go on from the counter if it is ahead.
+		stored, err := parseCounter(counter, txn.Responses[0].GetResponseRange().GetKvs())
+		if err != nil {
+			return Object{}, err
 		}
-		if nowRev != counterRev {
-			// Someone else advanced the counter: start again from its value.
-			if n, counterRev, err = parseCounter(counter, kvs); err != nil {
-				return Object{}, err
-			}
-			continue
-		}
-		n++ // the counter is ours but the name was created by name: skip it
+		n = s.counters.takeFrom(counter, stored)
 	}
 }
 
-// parseCounter reads a counter's next number and mod revision; an absent
-// counter is (0, 0).
-func parseCounter(counter string, kvs []*mvccpb.KeyValue) (n, rev int64, err error) {
+// parseCounter reads a counter's next number; an absent counter is 0.
+func parseCounter(counter string, kvs []*mvccpb.KeyValue) (int64, error) {
 	if len(kvs) == 0 {
-		return 0, 0, nil
+		return 0, nil
 	}
-	n, err = strconv.ParseInt(string(kvs[0].Value), 10, 64)
+	n, err := strconv.ParseInt(string(kvs[0].Value), 10, 64)
 	if err != nil || n < 0 {
-		return 0, 0, fmt.Errorf("store: generateName counter %s holds %q, not a count", counter, kvs[0].Value)
+		return 0, fmt.Errorf("store: generateName counter %s holds %q, not a count", counter, kvs[0].Value)
 	}
-	return n, kvs[0].ModRevision, nil
+	return n, nil
 }
 
-// counterCache remembers each generateName counter's value and mod
-// revision after this store's own creates, so that a controller creating
-// pods one after another skips the read before each create: the create's
-// compare on the counter's revision still catches every other writer, and
-// its failure answers with the counter's current value.
+// counterCache hands out each generateName counter's numbers in this
+// store: the next one for each counter it has seen. A controller creating
+// pods one after another then skips the read before each create, and
+// creators running at once each get a number of their own.
 type counterCache struct {
 	mu sync.Mutex
-	m  map[string][2]int64
+	m  map[string]int64
 }
 
 // maxCachedCounters bounds the cache; past it, it starts again empty.
 const maxCachedCounters = 4096
 
-func (c *counterCache) get(counter string) (n, rev int64, ok bool) {
+// take hands out counter's next number, if the cache knows the counter.
+func (c *counterCache) take(counter string) (n int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.m[counter]
-	return v[0], v[1], ok
+	n, ok = c.m[counter]
+	if ok {
+		c.m[counter] = n + 1
+	}
+	return n, ok
 }
 
-func (c *counterCache) put(counter string, n, rev int64) {
+// takeFrom hands out counter's next number, at least stored, the value
+// read from the store.
+func (c *counterCache) takeFrom(counter string, stored int64) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedCounters {
-		c.m = map[string][2]int64{}
+		c.m = map[string]int64{}
 	}
-	c.m[counter] = [2]int64{n, rev}
+	n := max(c.m[counter], stored)
+	c.m[counter] = n + 1
+	return n
+}
+
+// giveBack returns n, taken for a create that wrote nothing, so that the
+// next create gets it, as if nothing had been taken; unless another
+// number was taken since.
+func (c *counterCache) giveBack(counter string, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[counter] == n+1 {
+		c.m[counter] = n
+	}
 }
 
 // NextGeneratedName is the name CreateGenerated would give now, without
@@ -136,7 +156,7 @@ func (s *Store) NextGeneratedName(ctx context.Context, resource, namespace, gene
 	if err != nil {
 		return "", fmt.Errorf("store: read generateName counter %s: %w", counter, err)
 	}
-	n, _, err := parseCounter(counter, resp.Kvs)
+	n, err := parseCounter(counter, resp.Kvs)
 	if err != nil {
 		return "", err
 	}
