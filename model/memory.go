@@ -203,6 +203,12 @@ type Host interface {
 type Writer interface {
 	Create(o Obj) int64
 	CreateGenerated(prefix string, o Obj) int64
+	// CreateGeneratedAll creates objs with generated names, as upstream's
+	// replicaset controller creates a slow-start batch of pods: here one
+	// after another, in a running implementation several at once. It
+	// returns the highest revision written (0 if none), and starts no
+	// more creates once one has failed.
+	CreateGeneratedAll(prefix string, objs []Obj) int64
 	// Update writes after (a changed copy of before) with a CAS on before's version.
 	Update(verb Verb, before, after Obj) int64
 	// Bind sets a pod's node through the binding subresource.

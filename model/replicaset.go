@@ -64,8 +64,9 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 	diff := rs.Replicas - len(pods)
 	switch {
 	case diff > 0:
-		for i := 0; i < diff && !t.Stopped(); i++ {
-			p := &Pod{
+		pods := make([]Obj, diff)
+		for i := range pods {
+			pods[i] = &Pod{
 				Meta:         Meta{Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
 				Image:        rs.Image,
 				NodeSelector: rs.NodeSelector,
@@ -73,9 +74,9 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 				Memory:       DefaultPodMemory,
 				Phase:        PhasePending,
 			}
-			if r := t.CreateGenerated(rs.Name+"-", p); r != 0 {
-				rev = r
-			}
+		}
+		if r := t.CreateGeneratedAll(rs.Name+"-", pods); r != 0 {
+			rev = r
 		}
 	case diff < 0:
 		for _, p := range deletionOrder(pods)[:-diff] {

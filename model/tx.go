@@ -48,6 +48,22 @@ func (t *tx) CreateGenerated(prefix string, o Obj) int64 {
 	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
 }
 
+func (t *tx) CreateGeneratedAll(prefix string, objs []Obj) int64 {
+	return CreateEach(t, prefix, objs)
+}
+
+// CreateEach is CreateGeneratedAll one create after another.
+func CreateEach(w Writer, prefix string, objs []Obj) int64 {
+	var rev int64
+	for _, o := range objs {
+		if w.Stopped() {
+			break
+		}
+		rev = max(rev, w.CreateGenerated(prefix, o))
+	}
+	return rev
+}
+
 func (t *tx) Update(verb Verb, before, after Obj) int64 {
 	return t.write(verb, before, after, before.meta().Version)
 }

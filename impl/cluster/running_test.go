@@ -101,6 +101,30 @@ func TestRunningScaleUpAndDown(t *testing.T) {
 	}
 }
 
+// A replica set creates its pods in slow-start batches, several at once,
+// and the scheduler places a burst of them evenly: it counts the pods it
+// is binding on their nodes (assume) before their bindings come back.
+func TestRunningSpreadsABurstOfPods(t *testing.T) {
+	r := startRunning(t, 4)
+	r.mustApply(t, "apply burst replicas=120 image=nginx:1")
+	s := r.converge(t, model.NewChecker())
+	perNode := map[string]int{}
+	names := map[string]bool{}
+	for _, o := range s.List(model.KindPod) {
+		p := o.(*model.Pod)
+		perNode[p.NodeName]++
+		names[p.Name] = true
+	}
+	if len(names) != 120 || readyPods(s) != 120 {
+		t.Fatalf("%d pods (%d ready), want 120", len(names), readyPods(s))
+	}
+	for node, n := range perNode {
+		if n < 25 || n > 35 {
+			t.Errorf("%s has %d pods, want about 30: %v", node, n, perNode)
+		}
+	}
+}
+
 func TestRunningRollingUpdateStaysWithinSurge(t *testing.T) {
 	r := startRunning(t, 3)
 	chk := model.NewChecker() // checks the surge bound on every poll

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/project"
@@ -106,6 +107,12 @@ func (w *writer) create(o model.Obj, prefix string) int64 {
 	if w.Stopped() {
 		return 0
 	}
+	obj, err := w.send(o, prefix)
+	return w.record(model.VerbCreate, model.RefOf(o), nil, obj, false, err)
+}
+
+// send makes o's create, naming o as created.
+func (w *writer) send(o model.Obj, prefix string) (api.Object, error) {
 	obj, err := project.New(o, w.template(o), w.c.env.uids)
 	if err == nil {
 		if prefix != "" {
@@ -116,7 +123,38 @@ func (w *writer) create(o model.Obj, prefix string) int64 {
 	if err == nil {
 		model.M(o).Name = obj.GetObjectMeta().Name
 	}
-	return w.record(model.VerbCreate, model.RefOf(o), nil, obj, false, err)
+	return obj, err
+}
+
+// CreateGeneratedAll creates objs one after another in the stepped
+// driver, as the model does. The running driver creates them in
+// slow-start batches of 1, 2, 4 and so on, each batch at once and without
+// the component's lock, as upstream's replicaset controller does; a batch
+// with a failure is the last. With one create at a time, a thousand
+// replicas were created no faster than one etcd round trip each, and every
+// other component waited on them.
+func (w *writer) CreateGeneratedAll(prefix string, objs []model.Obj) int64 {
+	if w.c.env.stepped {
+		return model.CreateEach(w, prefix, objs)
+	}
+	var rev int64
+	for size := 1; len(objs) > 0 && !w.Stopped(); size *= 2 {
+		batch := objs[:min(size, len(objs))]
+		objs = objs[len(batch):]
+		sent := make([]api.Object, len(batch))
+		errs := make([]error, len(batch))
+		w.unlocked(func() {
+			var wg sync.WaitGroup
+			for i, o := range batch {
+				wg.Go(func() { sent[i], errs[i] = w.send(o, prefix) })
+			}
+			wg.Wait()
+		})
+		for i, o := range batch {
+			rev = max(rev, w.record(model.VerbCreate, model.RefOf(o), nil, sent[i], false, errs[i]))
+		}
+	}
+	return rev
 }
 
 // base is the API object a model object was projected from.
@@ -169,10 +207,31 @@ func (w *writer) Bind(p *model.Pod, node string) int64 {
 	}
 	var stored api.Object
 	var err error
+	assumed := w.assume(p, node)
 	w.unlocked(func() {
 		stored, err = w.c.env.client.Bind(w.ctx, Namespace, p.Name, node, strconv.FormatInt(p.Version, 10))
 	})
+	if err != nil && assumed != nil && w.c.mem.Get(model.KindPod, p.Name) == model.Obj(assumed) {
+		w.c.mem.Put(p) // nothing newer came meanwhile: as it was
+	}
 	return w.record(model.VerbBind, model.RefOf(p), p, stored, false, err)
+}
+
+// assume puts p, bound to node, in the running scheduler's memory while
+// the binding is in flight, as upstream's scheduler assumes a pod in its
+// cache: the workers deciding meanwhile count it on its node. Without it,
+// a burst of pending pods all went to the node that looked emptiest until
+// the bindings' events came back. The binding's event replaces it. (The
+// stepped driver binds one pod at a time, and its memory must be the
+// model's.)
+func (w *writer) assume(p *model.Pod, node string) *model.Pod {
+	if w.c.env.stepped {
+		return nil
+	}
+	a := *p
+	a.NodeName = node
+	w.c.mem.Put(&a)
+	return &a
 }
 
 // unlocked makes a store call without the component's lock in running
