@@ -1,6 +1,7 @@
 package model
 
 import (
+	"iter"
 	"maps"
 	"slices"
 )
@@ -83,10 +84,7 @@ func (m *Memory) Len() int {
 // List returns the view's objects of one kind in name order. The slice is
 // the caller's.
 func (m *Memory) List(k Kind) []Obj {
-	if !m.built[k] {
-		m.names[k] = slices.Sorted(maps.Keys(m.view[k]))
-		m.built[k] = true
-	}
+	m.build(k)
 	if len(m.names[k]) == 0 {
 		return nil
 	}
@@ -95,6 +93,27 @@ func (m *Memory) List(k Kind) []Obj {
 		out[i] = m.view[k][name]
 	}
 	return out
+}
+
+// All yields the view's objects of one kind in name order, as List lists
+// them, without a slice: the replicaset controller goes through every pod
+// on each sync. The view must not change meanwhile.
+func (m *Memory) All(k Kind) iter.Seq[Obj] {
+	m.build(k)
+	return func(yield func(Obj) bool) {
+		for _, name := range m.names[k] {
+			if !yield(m.view[k][name]) {
+				return
+			}
+		}
+	}
+}
+
+func (m *Memory) build(k Kind) {
+	if !m.built[k] {
+		m.names[k] = slices.Sorted(maps.Keys(m.view[k]))
+		m.built[k] = true
+	}
 }
 
 // Objects returns every viewed object, by kind, then in name order.

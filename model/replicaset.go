@@ -28,7 +28,7 @@ var replicaSetRole = role{
 // whose labels it selects, and the others it controls that it no longer
 // selects (a user relabelled them).
 func activePods(c *Memory, rs *ReplicaSet) (active, strays []*Pod) {
-	for _, o := range c.List(KindPod) {
+	for o := range c.All(KindPod) {
 		p := o.(*Pod)
 		switch {
 		case p.Owner.UID != rs.UID || p.Deleting:

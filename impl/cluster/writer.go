@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/project"
@@ -126,6 +127,9 @@ func (w *writer) send(o model.Obj, prefix string) (api.Object, error) {
 	return obj, err
 }
 
+// createWorkers is how many creates of a batch run at once.
+const createWorkers = 32
+
 // CreateGeneratedAll creates objs one after another in the stepped
 // driver, as the model does. The running driver creates them in
 // slow-start batches of 1, 2, 4 and so on, each batch at once and without
@@ -144,9 +148,16 @@ func (w *writer) CreateGeneratedAll(prefix string, objs []model.Obj) int64 {
 		sent := make([]api.Object, len(batch))
 		errs := make([]error, len(batch))
 		w.unlocked(func() {
+			// A few goroutines take the batch's creates in turn: one per
+			// create spent more on growing their stacks than on creating.
+			var next atomic.Int64
 			var wg sync.WaitGroup
-			for i, o := range batch {
-				wg.Go(func() { sent[i], errs[i] = w.send(o, prefix) })
+			for range min(len(batch), createWorkers) {
+				wg.Go(func() {
+					for i := int(next.Add(1)) - 1; i < len(batch); i = int(next.Add(1)) - 1 {
+						sent[i], errs[i] = w.send(batch[i], prefix)
+					}
+				})
 			}
 			wg.Wait()
 		})
