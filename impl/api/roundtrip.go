@@ -309,6 +309,9 @@ type jsonField struct {
 	index     int
 	omitEmpty bool
 	plan      *rtPlan
+	// name is the field's JSON name; "" for an embedded struct whose
+	// fields are the outer struct's.
+	name string
 }
 
 // droppedFields lists the fields of t that are not among fields.
@@ -344,7 +347,10 @@ func fieldsOf(t reflect.Type) ([]jsonField, bool) {
 		if opts != "" && opts != "omitempty" && opts != "inline" || promoted && (!f.IsExported() || f.Type.Kind() != reflect.Struct) {
 			return nil, false
 		}
-		fields = append(fields, jsonField{index: i, omitEmpty: opts == "omitempty"})
+		if name == "" && !promoted {
+			name = f.Name
+		}
+		fields = append(fields, jsonField{index: i, omitEmpty: opts == "omitempty", name: name})
 	}
 	return fields, true
 }
