@@ -95,19 +95,11 @@ func (m *Memory) List(k Kind) []Obj {
 	return out
 }
 
-// All yields the view's objects of one kind in name order, as List lists
-// them, without a slice: the replicaset controller goes through every pod
-// on each sync. The view must not change meanwhile.
-func (m *Memory) All(k Kind) iter.Seq[Obj] {
-	m.build(k)
-	return func(yield func(Obj) bool) {
-		for _, name := range m.names[k] {
-			if !yield(m.view[k][name]) {
-				return
-			}
-		}
-	}
-}
+// Each yields the view's objects of one kind in no set order, for
+// decisions that do not depend on it: the replicaset controller goes
+// through every pod on each sync, and a list in name order cost more than
+// its decision. The view must not change meanwhile.
+func (m *Memory) Each(k Kind) iter.Seq[Obj] { return maps.Values(m.view[k]) }
 
 func (m *Memory) build(k Kind) {
 	if !m.built[k] {

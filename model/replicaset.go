@@ -25,10 +25,11 @@ var replicaSetRole = role{
 }
 
 // activePods returns the view's non-terminating pods controlled by rs
-// whose labels it selects, and the others it controls that it no longer
-// selects (a user relabelled them).
+// whose labels it selects, in no set order (what it decides from them does
+// not depend on it), and the others it controls that it no longer selects
+// (a user relabelled them), in name order.
 func activePods(c *Memory, rs *ReplicaSet) (active, strays []*Pod) {
-	for o := range c.All(KindPod) {
+	for o := range c.Each(KindPod) {
 		p := o.(*Pod)
 		switch {
 		case p.Owner.UID != rs.UID || p.Deleting:
@@ -38,6 +39,7 @@ func activePods(c *Memory, rs *ReplicaSet) (active, strays []*Pod) {
 			strays = append(strays, p)
 		}
 	}
+	sort.Slice(strays, func(i, j int) bool { return strays[i].Name < strays[j].Name })
 	return active, strays
 }
 
