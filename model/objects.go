@@ -1,6 +1,7 @@
 package model
 
 import (
+	"reflect"
 	"sort"
 	"strconv"
 )
@@ -250,9 +251,17 @@ type Rule struct {
 
 // matches reports whether labels satisfy a selector. An empty selector
 // matches nothing, as for Services.
+// sameMap reports whether a and b are one map, not only equal ones.
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
 func matches(selector, labels map[string]string) bool {
 	if len(selector) == 0 {
 		return false
+	}
+	if sameMap(selector, labels) {
+		return true // a replica set's pods mostly carry its own map
 	}
 	for k, v := range selector {
 		if lv, ok := labels[k]; !ok || lv != v {

@@ -43,7 +43,7 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 	case *api.Deployment:
 		o, err = deploymentToModel(x, m)
 	case *api.ReplicaSet:
-		o = replicaSetToModel(x, m)
+		o = replicaSetToModel(x, m, uids)
 	case *api.Pod:
 		o, err = podToModel(x, m)
 	case *api.Node:
@@ -219,7 +219,7 @@ func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {
 		Name:     om.Name,
 		UID:      uids.Of(om.UID),
 		Version:  v,
-		Labels:   cloneMap(om.Labels),
+		Labels:   uids.Shared(om.Labels),
 		Owner:    owner,
 		Deleting: om.DeletionTimestamp != nil,
 	}, nil

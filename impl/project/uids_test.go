@@ -2,6 +2,8 @@ package project
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -62,5 +64,35 @@ func TestUIDsConcurrent(t *testing.T) {
 	}
 	if len(seen) != uids || u.Of("new") != uids+1 {
 		t.Fatalf("numbers are not dense: %d distinct, next %d", len(seen), u.Of("new"))
+	}
+}
+
+// Equal maps projected one after another come back as one map, which
+// nothing may change; different ones stay apart, and the memory is bounded.
+func TestSharedMapsAreOneMapPerContent(t *testing.T) {
+	u := NewUIDs()
+	a := u.Shared(map[string]string{"app": "web", "pod-template-hash": "h1"})
+	b := u.Shared(map[string]string{"pod-template-hash": "h1", "app": "web"})
+	if reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Fatal("equal maps were not shared")
+	}
+	c := u.Shared(map[string]string{"app": "web"})
+	if !reflect.DeepEqual(c, map[string]string{"app": "web"}) || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(c).UnsafePointer() {
+		t.Fatalf("a different map: %v", c)
+	}
+	if u.Shared(map[string]string{}) != nil || u.Shared(nil) != nil {
+		t.Fatal("an empty map is nil, as the projection had it")
+	}
+	in := map[string]string{"k": "v"}
+	out := u.Shared(in)
+	in["k"] = "changed"
+	if out["k"] != "v" {
+		t.Fatal("the shared map is the caller's")
+	}
+	for i := range 100 {
+		u.Shared(map[string]string{"n": strconv.Itoa(i)})
+	}
+	if len(u.shared) != sharedMaps {
+		t.Fatalf("%d maps remembered", len(u.shared))
 	}
 }

@@ -84,12 +84,12 @@ func applyDeployment(d *api.Deployment, o *model.Deployment) {
 	setDeploymentConditions(st, o)
 }
 
-func replicaSetToModel(rs *api.ReplicaSet, m model.Meta) *model.ReplicaSet {
+func replicaSetToModel(rs *api.ReplicaSet, m model.Meta, uids *UIDs) *model.ReplicaSet {
 	return &model.ReplicaSet{
 		Meta:         m,
 		Replicas:     replicasOf(rs.Spec.Replicas),
 		Image:        imageOf(&rs.Spec.Template.Spec),
-		PodLabels:    cloneMap(rs.Spec.Template.Labels),
+		PodLabels:    uids.Shared(rs.Spec.Template.Labels), // its pods' (see Shared)
 		NodeSelector: cloneMap(rs.Spec.Template.Spec.NodeSelector),
 		Template:     templateDigest(rs.Spec.Template),
 		Hash:         rs.Spec.Template.Labels[api.PodTemplateHashLabel],
