@@ -182,10 +182,12 @@ func (r *Running) startRunning(c *component) error {
 
 // schedulerWorkers is how many pods the running scheduler binds at once.
 // Each decides under the component's lock and binds without it
-// (writer.unlocked), as upstream's scheduler binds in goroutines of its
-// own; with one, binding a thousand pods one at a time was the running
-// driver's bottleneck. The stepped driver reconciles one key at a time.
-const schedulerWorkers = 4
+// (writer.unlocked), counting the pods in flight on their nodes
+// (writer.assume), as upstream's scheduler binds in goroutines of its own;
+// with one, binding a thousand pods one at a time was the running
+// driver's bottleneck, and with four, once pods came in batches. The
+// stepped driver reconciles one key at a time.
+const schedulerWorkers = 16
 
 // workersOf is the number of workers of a component: several for the
 // model's scheduler, one for the rest (a user's code is not assumed to be

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -34,6 +35,15 @@ func flowWrites(nodes, n int) int {
 			}
 		}
 	}
+}
+
+// rawPutThroughput is raw concurrent etcd write throughput (puts/s)
+// through c, the median of three rounds of rawParallelPuts: one round
+// moved by a fifth from one to the next on this machine.
+func rawPutThroughput(b *testing.B, c *clientv3.Client) float64 {
+	rounds := []float64{rawParallelPuts(b, c, 2000), rawParallelPuts(b, c, 2000), rawParallelPuts(b, c, 2000)}
+	slices.Sort(rounds)
+	return rounds[1]
 }
 
 // rawParallelPuts measures raw concurrent etcd write throughput (puts/s)
@@ -83,8 +93,8 @@ func BenchmarkRunning1000Pods(b *testing.B) {
 	var throughput float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		puts := rawParallelPuts(b, storetest.GRPCClient(b), 5000)
-		inproc := rawParallelPuts(b, storetest.Client(b), 5000)
+		puts := rawPutThroughput(b, storetest.GRPCClient(b))
+		inproc := rawPutThroughput(b, storetest.Client(b))
 		st := storetest.Store(b)
 		r, err := StartRunning(RunningConfig{Store: st, Nodes: nodes})
 		if err != nil {
