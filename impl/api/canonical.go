@@ -6,13 +6,14 @@ import (
 )
 
 // Canonicalize makes obj what a JSON round trip of it gives, in place:
-// after it, obj equals RoundTripCopy(obj). What already is as the round
-// trip gives it is only read, never written, so obj may share parts with
-// objects that others read concurrently, as long as those parts are
-// canonical already (a decoded object's are). ok is false where
-// RoundTripCopy's would be; obj may then have been changed in part, as the
-// round trip changes it. It costs a fraction of a copy, and allocates
-// nothing unless obj holds a map of structs.
+// after it, obj equals what json.Unmarshal(json.Marshal(obj)) makes. What
+// already is as the round trip gives it is only read, never written, so
+// obj may share parts with objects that others read concurrently, as long
+// as those parts are canonical already (a decoded object's are). ok is
+// false for what the round-trip plans refuse, and for maps of other than
+// strings, which no API type has; obj may then have been changed in part,
+// as the round trip changes it. It costs a fraction of a copy, and
+// allocates nothing.
 func Canonicalize(obj Object) bool {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
@@ -21,8 +22,8 @@ func Canonicalize(obj Object) bool {
 	return canonical(rtPlanOf(v.Type().Elem()), v.Elem())
 }
 
-// canonical is roundTrip(p, v, v) for an addressable v, writing only what
-// changes.
+// canonical canonicalizes the addressable v, of p's type, writing only
+// what changes.
 func canonical(p *rtPlan, v reflect.Value) bool {
 	switch p.kind {
 	case rtScalar, rtBytes:
@@ -79,21 +80,6 @@ func canonical(p *rtPlan, v reflect.Value) bool {
 		for k, val := range v.Convert(stringMapType).Interface().(map[string]string) {
 			if !utf8.ValidString(k) || !utf8.ValidString(val) {
 				return false
-			}
-		}
-	case rtMap:
-		// Map values cannot be changed in place: a changed one is put back.
-		iter := v.MapRange()
-		for iter.Next() {
-			if !utf8.ValidString(iter.Key().String()) {
-				return false
-			}
-			c := reflect.New(v.Type().Elem()).Elem()
-			if !roundTrip(p.elem, c, iter.Value()) {
-				return false
-			}
-			if !reflect.DeepEqual(c.Interface(), iter.Value().Interface()) {
-				v.SetMapIndex(iter.Key(), c)
 			}
 		}
 	case rtStruct:

@@ -35,7 +35,7 @@ func checkAppendJSON[T any](t *rapid.T) {
 }
 
 // TestAppendJSONIsEncodingJSON covers every stored kind with values rapid
-// makes up, as TestRoundTripCopyIsTheJSONRoundTrip does.
+// makes up, as TestCanonicalizeIsTheJSONRoundTrip does.
 func TestAppendJSONIsEncodingJSON(t *testing.T) {
 	t.Run("Pod", rapid.MakeCheck(checkAppendJSON[Pod]))
 	t.Run("Node", rapid.MakeCheck(checkAppendJSON[Node]))

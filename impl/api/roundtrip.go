@@ -3,37 +3,19 @@ package api
 import (
 	"encoding"
 	"encoding/json"
-	"maps"
 	"reflect"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
-// RoundTripCopy returns what a JSON round trip of v would give,
-// json.Unmarshal(json.Marshal(v)) into a fresh value, without the JSON: a
-// deep copy in which what the encoding drops or reshapes is dropped or
-// reshaped the same way. Fields tagged omitempty that are empty come back
-// nil, fields JSON does not carry come back zero, times lose what their
-// format cannot hold, and a pointer to a zero time, written as null, comes
-// back nil. ok is false when v holds something it does not know to
-// reproduce exactly: an interface, a float, a raw JSON value, a string
-// that is not UTF-8, a type with JSON methods of its own other than this
-// package's. A copy costs a fifth of a decode.
-func RoundTripCopy[T any](v T) (out T, ok bool) {
-	src := reflect.ValueOf(&v).Elem()
-	dst := reflect.New(src.Type()).Elem()
-	if src.Kind() == reflect.Interface && !src.IsNil() {
-		// An Object: the round trip decodes into a value of its type.
-		src = src.Elem()
-	}
-	copied := reflect.New(src.Type()).Elem()
-	if !roundTrip(rtPlanOf(src.Type()), copied, src) {
-		return out, false
-	}
-	dst.Set(copied)
-	return dst.Interface().(T), true
-}
+// The round-trip plans say, per type, what a JSON round trip does to its
+// values, json.Unmarshal(json.Marshal(v)) into a fresh value: fields tagged
+// omitempty that are empty come back nil, fields JSON does not carry come
+// back zero, times lose what their format cannot hold, and a pointer to a
+// zero time, written as null, comes back nil. Canonicalize and the encoder
+// (encode.go) follow them. A plan refuses what its users do not know to
+// reproduce exactly: an interface, a float, a raw JSON value, a type with
+// JSON methods of its own other than this package's.
 
 var (
 	timeType          = reflect.TypeFor[Time]()
@@ -45,7 +27,7 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// How roundTrip copies a value of one type.
+// What a JSON round trip does to a value of one type.
 type rtKind uint8
 
 const (
@@ -161,110 +143,6 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 	return &rtPlan{kind: rtRefuse} // floats, complex numbers, interfaces, arrays, channels, funcs
 }
 
-// roundTrip sets dst, zero, settable and addressable, to src after a JSON
-// round trip, or reports that it cannot; p is src's type's plan.
-func roundTrip(p *rtPlan, dst, src reflect.Value) bool {
-	switch p.kind {
-	case rtScalar:
-		dst.Set(src)
-	case rtString:
-		dst.Set(src)
-		return utf8.ValidString(src.String())
-	case rtTime:
-		tm := valueAt[Time](src)
-		if !tm.IsZero() && !inFormatRange(tm.UTC().Year()) {
-			return false
-		}
-		*dst.Addr().Interface().(*Time) = NewTime(tm.Time)
-	case rtMicroTime:
-		tm := valueAt[MicroTime](src)
-		if !tm.IsZero() && !inFormatRange(tm.UTC().Year()) {
-			return false
-		}
-		*dst.Addr().Interface().(*MicroTime) = NewMicroTime(tm.Time)
-	case rtIntOrString:
-		v := valueAt[IntOrString](src)
-		out := dst.Addr().Interface().(*IntOrString)
-		if v.Type != StringValue {
-			*out = FromInt32(v.IntVal)
-			return true
-		}
-		*out = FromString(v.StrVal)
-		return utf8.ValidString(v.StrVal)
-	case rtPointer:
-		if src.IsNil() {
-			return true
-		}
-		// A time that is zero is written as null, and null leaves a
-		// pointer nil.
-		if isZeroTime(src.Elem()) {
-			return true
-		}
-		ptr := reflect.New(src.Type().Elem())
-		if !roundTrip(p.elem, ptr.Elem(), src.Elem()) {
-			return false
-		}
-		dst.Set(ptr)
-	case rtBytes:
-		if !src.IsNil() {
-			dst.Set(reflect.ValueOf(append([]byte{}, src.Bytes()...)).Convert(src.Type()))
-		}
-	case rtSlice:
-		if src.IsNil() {
-			return true
-		}
-		n := src.Len()
-		s := reflect.MakeSlice(src.Type(), n, n)
-		for i := range n {
-			if !roundTrip(p.elem, s.Index(i), src.Index(i)) {
-				return false
-			}
-		}
-		dst.Set(s)
-	case rtStringMap:
-		if src.IsNil() {
-			return true
-		}
-		m := src.Convert(stringMapType).Interface().(map[string]string)
-		for k, v := range m {
-			if !utf8.ValidString(k) || !utf8.ValidString(v) {
-				return false
-			}
-		}
-		dst.Set(reflect.ValueOf(maps.Clone(m)).Convert(src.Type()))
-	case rtMap:
-		if src.IsNil() {
-			return true
-		}
-		m := reflect.MakeMapWithSize(src.Type(), src.Len())
-		iter := src.MapRange()
-		for iter.Next() {
-			if !utf8.ValidString(iter.Key().String()) {
-				return false
-			}
-			val := reflect.New(src.Type().Elem()).Elem()
-			if !roundTrip(p.elem, val, iter.Value()) {
-				return false
-			}
-			m.SetMapIndex(iter.Key(), val)
-		}
-		dst.Set(m)
-	case rtStruct:
-		for _, f := range p.fields {
-			sf := src.Field(f.index)
-			if f.omitEmpty && isEmptyJSON(sf) {
-				continue
-			}
-			if !roundTrip(f.plan, dst.Field(f.index), sf) {
-				return false
-			}
-		}
-	default:
-		return false
-	}
-	return true
-}
-
 // isZeroTime reports a zero Time or MicroTime; v is addressable.
 func isZeroTime(v reflect.Value) bool {
 	switch v.Type() {
@@ -274,14 +152,6 @@ func isZeroTime(v reflect.Value) bool {
 		return v.Addr().Interface().(*MicroTime).IsZero()
 	}
 	return false
-}
-
-// valueAt reads src as a T without boxing it, when src is addressable.
-func valueAt[T any](src reflect.Value) T {
-	if src.CanAddr() {
-		return *src.Addr().Interface().(*T)
-	}
-	return src.Interface().(T)
 }
 
 // inFormatRange: RFC 3339 holds four-digit years only.

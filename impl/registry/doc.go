@@ -10,7 +10,9 @@
 //   - A call that fails writes nothing, and objects returned never share
 //     memory with the caller's input or with each other. Inputs are never
 //     mutated. Every returned object carries its resourceVersion, the etcd
-//     mod revision as a decimal string.
+//     mod revision as a decimal string. A caller that hands its objects
+//     over (HandOver) waives these: its inputs may be kept and changed, and
+//     its answers are shared, to be read only.
 //   - Create is create-if-absent (409 AlreadyExists). With an empty name and
 //     a metadata.generateName it names the object generateName+N from a
 //     per-(resource, namespace, generateName) counter (store.CreateGenerated),
@@ -81,8 +83,9 @@
 //     change them (informer caches): it spares a copy per event.
 //   - The registry decodes a stored value about once (recent.go): it keeps
 //     per key the last value it wrote or read, with its revision and what
-//     decoding it gives, and a write makes that object from the object it
-//     encodes (api.RoundTripCopy) when a watch is open on its resource.
+//     decoding it gives, and a write keeps the object it encodes, made what
+//     decoding gives in place (api.Canonicalize), when a watch is open on
+//     its resource.
 //   - A cancelled or expired ctx fails a call with an error that is both a
 //     504 Timeout StatusError and, through errors.Is, the context's error.
 package registry

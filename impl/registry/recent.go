@@ -147,7 +147,7 @@ func (c *recentValues) settleLocked(so store.Object) api.Object {
 
 // checkingKept is on in tests, where checkKept compares every object kept
 // at a write with a decode of the value written: the whole test suite then
-// checks api.RoundTripCopy on what converge writes. Benchmarks
+// checks api.Canonicalize on what converge writes. Benchmarks
 // (-test.bench) leave it off, to measure what converge does.
 var checkingKept = sync.OnceValue(func() bool {
 	if !testing.Testing() {
