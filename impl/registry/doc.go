@@ -16,9 +16,10 @@
 //   - Create is create-if-absent (409 AlreadyExists). With an empty name and
 //     a metadata.generateName it names the object generateName+N from a
 //     per-(resource, namespace, generateName) counter (store.CreateGenerated),
-//     so names are deterministic and never reused. It sets uid (random),
-//     creationTimestamp (Config.Clock) and generation 1, clears
-//     deletionTimestamp, and rejects a set resourceVersion (400). As in
+//     so names are deterministic, and a registry never reuses one (see
+//     store.CreateGenerated for a restart after concurrent creates). It
+//     sets uid (random), creationTimestamp (Config.Clock) and generation 1,
+//     clears deletionTimestamp, and rejects a set resourceVersion (400). As in
 //     Kubernetes, a create takes no status for kinds whose status is written
 //     through the status subresource: a Pod starts with phase Pending;
 //     Deployments, ReplicaSets and Services start with an empty status. Nodes

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,13 +88,18 @@ func TestConcurrentCreateGeneratedYieldsDistinctConsecutiveNames(t *testing.T) {
 	s := storetest.Store(t)
 	const workers, each = 6, 5
 	names := make(chan string, workers*each)
+	var renders atomic.Int64
+	counted := func(name string) ([]byte, error) { renders.Add(1); return render(name) }
+	if _, err := s.CreateGenerated(ctxT(t), "pods", "ns", "c-", counted); err != nil {
+		t.Fatal(err) // the store reads the counter once, here
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				o, err := s.CreateGenerated(ctxT(t), "pods", "ns", "c-", render)
+				o, err := s.CreateGenerated(ctxT(t), "pods", "ns", "c-", counted)
 				if err != nil {
 					t.Error(err)
 					return
@@ -104,11 +110,15 @@ func TestConcurrentCreateGeneratedYieldsDistinctConsecutiveNames(t *testing.T) {
 	}
 	wg.Wait()
 	close(names)
-	var got, want []string
+	if n := renders.Load(); n != workers*each+1 {
+		t.Errorf("%d candidates rendered for %d creates: this store's creators raced for names", n, workers*each+1)
+	}
+	got := []string{model.GeneratedName("c-", 0)}
+	var want []string
 	for n := range names {
 		got = append(got, n)
 	}
-	for n := 0; n < workers*each; n++ {
+	for n := 0; n <= workers*each; n++ {
 		want = append(want, model.GeneratedName("c-", n))
 	}
 	sort.Strings(got)
