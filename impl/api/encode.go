@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -38,43 +37,21 @@ type encField struct {
 	plan      *encPlan
 }
 
-var (
-	encPlans   sync.Map // reflect.Type -> *encPlan, complete
-	encBuildMu sync.Mutex
-)
-
-func encPlanOf(t reflect.Type) *encPlan {
-	if p, ok := encPlans.Load(t); ok {
-		return p.(*encPlan)
-	}
-	encBuildMu.Lock()
-	defer encBuildMu.Unlock()
-	building := map[reflect.Type]*encPlan{}
-	p := linkEncPlan(t, building)
-	for _, p := range building {
-		if p.kind == rtStruct {
-			p.clash = !uniqueKeys(p, map[string]bool{})
-		}
-	}
-	for t, p := range building {
-		encPlans.Store(t, p)
-	}
-	return p
+var encPlans = planCache[encPlan]{
+	fill: fillEncPlan,
+	done: func(p *encPlan) { p.clash = p.kind == rtStruct && !uniqueKeys(p, map[string]bool{}) },
 }
 
-func linkEncPlan(t reflect.Type, building map[reflect.Type]*encPlan) *encPlan {
-	if p, ok := encPlans.Load(t); ok {
-		return p.(*encPlan)
-	}
-	if p, ok := building[t]; ok {
-		return p
-	}
+func encPlanOf(t reflect.Type) *encPlan { return encPlans.of(t) }
+
+// fillEncPlan makes t's plan from its round-trip plan, which says what
+// JSON carries, adding where each field lies.
+func fillEncPlan(t reflect.Type, p *encPlan, link func(reflect.Type) *encPlan) {
 	rp := rtPlanOf(t)
-	p := &encPlan{kind: rp.kind, typ: t, scalar: t.Kind()}
-	building[t] = p
+	*p = encPlan{kind: rp.kind, typ: t, scalar: t.Kind()}
 	switch rp.kind {
 	case rtPointer, rtSlice, rtMap:
-		p.elem = linkEncPlan(t.Elem(), building)
+		p.elem = link(t.Elem())
 		p.elemSize = t.Elem().Size()
 	case rtStruct:
 		for _, f := range rp.fields {
@@ -83,10 +60,9 @@ func linkEncPlan(t reflect.Type, building map[reflect.Type]*encPlan) *encPlan {
 			if f.name != "" {
 				key = string(appendString(nil, f.name)) + ":"
 			}
-			p.fields = append(p.fields, encField{offset: sf.Offset, key: key, omitEmpty: f.omitEmpty, plan: linkEncPlan(sf.Type, building)})
+			p.fields = append(p.fields, encField{offset: sf.Offset, key: key, omitEmpty: f.omitEmpty, plan: link(sf.Type)})
 		}
 	}
-	return p
 }
 
 // uniqueKeys reports whether a struct's fields, embedded ones included,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"sync"
 )
 
 // The round-trip plans say, per type, what a JSON round trip does to its
@@ -52,48 +51,22 @@ type rtPlan struct {
 	elem    *rtPlan     // rtPointer, rtSlice, rtMap: the element's plan
 }
 
-// rtPlans caches a plan per type, linked to its fields' and elements'
-// plans: asking reflect which methods a type has, or even finding a
-// type's plan in a map at every value, cost more than the copy.
-var (
-	rtPlans   sync.Map // reflect.Type -> *rtPlan, complete
-	rtBuildMu sync.Mutex
-)
+// rtPlans caches a plan per type: asking reflect which methods a type has
+// cost more than the work the plan guides.
+var rtPlans = planCache[rtPlan]{fill: fillRTPlan}
 
-func rtPlanOf(t reflect.Type) *rtPlan {
-	if p, ok := rtPlans.Load(t); ok {
-		return p.(*rtPlan)
-	}
-	rtBuildMu.Lock()
-	defer rtBuildMu.Unlock()
-	building := map[reflect.Type]*rtPlan{}
-	p := linkRTPlan(t, building)
-	for t, p := range building { // published once every link is made
-		rtPlans.Store(t, p)
-	}
-	return p
-}
+func rtPlanOf(t reflect.Type) *rtPlan { return rtPlans.of(t) }
 
-// linkRTPlan builds t's plan and those it links to; building holds the
-// plans under construction, so a recursive type links to itself.
-func linkRTPlan(t reflect.Type, building map[reflect.Type]*rtPlan) *rtPlan {
-	if p, ok := rtPlans.Load(t); ok {
-		return p.(*rtPlan)
-	}
-	if p, ok := building[t]; ok {
-		return p
-	}
-	p := buildRTPlan(t)
-	building[t] = p
+func fillRTPlan(t reflect.Type, p *rtPlan, link func(reflect.Type) *rtPlan) {
+	*p = *buildRTPlan(t)
 	switch p.kind {
 	case rtPointer, rtSlice, rtMap:
-		p.elem = linkRTPlan(t.Elem(), building)
+		p.elem = link(t.Elem())
 	case rtStruct:
 		for i := range p.fields {
-			p.fields[i].plan = linkRTPlan(t.Field(p.fields[i].index).Type, building)
+			p.fields[i].plan = link(t.Field(p.fields[i].index).Type)
 		}
 	}
-	return p
 }
 
 func buildRTPlan(t reflect.Type) *rtPlan {
