@@ -92,7 +92,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		}
 		if isDryRun(ctx) {
 			p.ResourceVersion = formatRV(rev)
-			return p, nil
+			return answer(ctx, p, true), nil
 		}
 		pending := r.startWrite(key, value, p)
 		var newRev int64
@@ -107,7 +107,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if err != nil {
 			return nil, storeError(ctx, err, bindingResource, pod)
 		}
-		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, p), nil
+		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, p, true), nil
 	}
 }
 

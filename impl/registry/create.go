@@ -96,7 +96,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.Name)
 	}
 	so := store.Object{Key: key, Value: value, Rev: rev}
-	return r.finishWrite(ctx, pending, so, obj), so, nil
+	return r.finishWrite(ctx, pending, so, obj, false), so, nil
 }
 
 // createGenerated names obj through the store's generateName counter. The
@@ -140,7 +140,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		}
 		return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.GenerateName)
 	}
-	return r.finishWrite(ctx, pending, so, obj), so, nil
+	return r.finishWrite(ctx, pending, so, obj, false), so, nil
 }
 
 // absent is a dry-run create's AlreadyExists check.

@@ -118,7 +118,7 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if err != nil {
 		return nil, err
 	}
-	return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, old), nil
+	return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, old, false), nil
 }
 
 // remove deletes for good with a CAS on the revision read, and returns the

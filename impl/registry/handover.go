@@ -36,16 +36,21 @@ func ownCopy(ctx context.Context, obj api.Object) api.Object {
 
 // finishWrite is the answer to a write of obj that made so, after
 // startWrite gave p. When the recent values keep obj, they share it from
-// then on: a caller that does not hand objects over gets a copy.
-// Otherwise obj is still the registry's own, and only gets its
-// resourceVersion.
-func (r *Registry) finishWrite(ctx context.Context, p *pendingWrite, so store.Object, obj api.Object) api.Object {
-	if !r.recent.wrote(p, so) {
-		obj.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
-		return obj
+// then on. Otherwise obj only gets its resourceVersion; sharesStored says
+// it shares parts with a stored object all the same (shallowCopy).
+func (r *Registry) finishWrite(ctx context.Context, p *pendingWrite, so store.Object, obj api.Object, sharesStored bool) api.Object {
+	if r.recent.wrote(p, so) {
+		return answer(ctx, obj, true)
 	}
-	if handsOver(ctx) {
-		return obj
+	obj.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+	return answer(ctx, obj, sharesStored)
+}
+
+// answer is obj for the caller: a copy when obj is shared and the caller
+// does not hand objects over.
+func answer(ctx context.Context, obj api.Object, shared bool) api.Object {
+	if shared && !handsOver(ctx) {
+		return api.DeepCopy(obj)
 	}
-	return api.DeepCopy(obj)
+	return obj
 }

@@ -83,3 +83,47 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	}
 	requireKeptIntact(t, r)
 }
+
+// A status update and a binding share what they do not change with the
+// stored object; with no watch open nothing keeps their object, and a
+// caller that does not hand objects over still gets one of its own, as
+// from a dry run.
+func TestAnswersNotHandedOverShareNothingWithKeptObjects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := New(Config{Store: storetest.Store(t)})
+	_, err := r.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "n1", Labels: map[string]string{"k": "v"}},
+		Status: api.NodeStatus{Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}}}})
+	require.NoError(t, err)
+	created, err := r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "a"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	require.NoError(t, err)
+	_, err = r.Get(ctx, "pods", "default", "p") // keeps the decoded pod
+	require.NoError(t, err)
+	scribbleOn := func(o api.Object) {
+		o.GetObjectMeta().Labels["app"] = "changed by the caller"
+		o.(*api.Pod).Spec.Containers[0].Image = "changed"
+	}
+
+	running := api.DeepCopy(created).(*api.Pod)
+	running.Status.Phase = api.PodRunning
+	dry, err := r.UpdateStatus(WithDryRun(ctx), running)
+	require.NoError(t, err)
+	scribbleOn(dry)
+	requireKeptIntact(t, r)
+	updated, err := r.UpdateStatus(ctx, running)
+	require.NoError(t, err)
+	scribbleOn(updated)
+	requireKeptIntact(t, r)
+
+	pod, err := r.Get(ctx, "pods", "default", "p")
+	require.NoError(t, err)
+	dry, err = r.Bind(WithDryRun(ctx), "default", "p", "n1", pod.GetObjectMeta().ResourceVersion)
+	require.NoError(t, err)
+	scribbleOn(dry)
+	requireKeptIntact(t, r)
+	bound, err := r.Bind(ctx, "default", "p", "n1", pod.GetObjectMeta().ResourceVersion)
+	require.NoError(t, err)
+	scribbleOn(bound)
+	requireKeptIntact(t, r)
+}

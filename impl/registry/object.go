@@ -96,7 +96,6 @@ func copyStatus(dst, src api.Object) {
 	}
 }
 
-// setStatus sets dst's status to src's (same kind), sharing it.
 // shallowCopy copies obj's top-level struct only: the copy shares every
 // map, slice and pointer with obj. It suits a stored object, which nobody
 // changes, that a write changes in a few top-level fields (a status, a
@@ -109,6 +108,7 @@ func shallowCopy(obj api.Object) api.Object {
 	return c.Interface().(api.Object)
 }
 
+// setStatus sets dst's status to src's (same kind), sharing it.
 func setStatus(dst, src api.Object) {
 	d, s := field(dst, "Status"), field(src, "Status")
 	if d.IsValid() && s.IsValid() && d.CanSet() && d.Type() == s.Type() {

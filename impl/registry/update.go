@@ -74,7 +74,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		}
 		if isDryRun(ctx) {
 			next.GetObjectMeta().ResourceVersion = formatRV(rev)
-			return next, nil
+			return answer(ctx, next, status), nil
 		}
 		pending := r.startWrite(key, value, next)
 		newRev, err := r.store.Update(ctx, key, value, rev)
@@ -84,7 +84,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		if err != nil {
 			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 		}
-		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, next), nil
+		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, next, status), nil
 	}
 }
 
