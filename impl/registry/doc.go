@@ -16,8 +16,8 @@
 //   - Create is create-if-absent (409 AlreadyExists). With an empty name and
 //     a metadata.generateName it names the object generateName+N from a
 //     per-(resource, namespace, generateName) counter (store.CreateGenerated),
-//     so names are deterministic, and a registry never reuses one (see
-//     store.CreateGenerated for a restart after concurrent creates). It
+//     so names are deterministic, and a registry alone on its store never
+//     reuses one (see store.CreateGenerated for stores sharing an etcd). It
 //     sets uid (random), creationTimestamp (Config.Clock) and generation 1,
 //     clears deletionTimestamp, and rejects a set resourceVersion (400). As in
 //     Kubernetes, a create takes no status for kinds whose status is written

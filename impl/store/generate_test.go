@@ -128,9 +128,9 @@ func TestConcurrentCreateGeneratedYieldsDistinctConsecutiveNames(t *testing.T) {
 	}
 }
 
-// Each store remembers the counter after its own creates; another store
-// (another process) advancing it must make the stale one reread, never
-// reuse or skip a number.
+// Each store hands out numbers from its own count; another store (another
+// process) creating meanwhile must make the one behind go on from the
+// stored counter, never taking a name that exists or skipping a number.
 func TestCreateGeneratedAcrossStoresSharingAPrefix(t *testing.T) {
 	t.Parallel()
 	c := storetest.Client(t)
