@@ -24,11 +24,11 @@
 //     the same transaction as the create, so names are deterministic one
 //     create after another, distinct under concurrency, and a store that
 //     creates alone under its prefix never reuses a name after a delete. A
-//     name that already exists (created by
-//     name, or by another store) is skipped. Creates committed out of order
-//     can leave the stored counter behind, and another store's creates can
-//     leave this store's count behind; the store behind skips the names
-//     still taken, but may give again the name of an object deleted since.
+//     name that already exists (created by name, or by another store) is
+//     skipped. Creates committed out of order can leave the stored counter
+//     behind, and another store's creates can leave this store's count
+//     behind; the store behind skips the names still taken, but may give
+//     again the name of an object deleted since.
 //   - List returns a consistent snapshot at one revision (listRev), sorted by
 //     key, across all of its pages. A continue token pins the snapshot's
 //     revision; it fails with ErrGone once that revision is compacted.
