@@ -249,13 +249,13 @@ type Rule struct {
 	Backends []string // pod IPs, sorted
 }
 
-// matches reports whether labels satisfy a selector. An empty selector
-// matches nothing, as for Services.
 // sameMap reports whether a and b are one map, not only equal ones.
 func sameMap(a, b map[string]string) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
+// matches reports whether labels satisfy a selector. An empty selector
+// matches nothing, as for Services.
 func matches(selector, labels map[string]string) bool {
 	if len(selector) == 0 {
 		return false

@@ -66,9 +66,9 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 	diff := rs.Replicas - len(pods)
 	switch {
 	case diff > 0:
-		pods := make([]Obj, diff)
-		for i := range pods {
-			pods[i] = &Pod{
+		batch := make([]Obj, diff)
+		for i := range batch {
+			batch[i] = &Pod{
 				Meta:         Meta{Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
 				Image:        rs.Image,
 				NodeSelector: rs.NodeSelector,
@@ -77,7 +77,7 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 				Phase:        PhasePending,
 			}
 		}
-		if r := t.CreateGeneratedAll(rs.Name+"-", pods); r != 0 {
+		if r := t.CreateGeneratedAll(rs.Name+"-", batch); r != 0 {
 			rev = r
 		}
 	case diff < 0:
