@@ -37,13 +37,22 @@ func flowWrites(nodes, n int) int {
 	}
 }
 
-// rawPutThroughput is raw concurrent etcd write throughput (puts/s)
-// through c, the median of three rounds of rawParallelPuts: one round
-// moved by a fifth from one to the next on this machine.
-func rawPutThroughput(b *testing.B, c *clientv3.Client) float64 {
-	rounds := []float64{rawParallelPuts(b, c, 2000), rawParallelPuts(b, c, 2000), rawParallelPuts(b, c, 2000)}
-	slices.Sort(rounds)
-	return rounds[1]
+// rawPutRounds measures raw concurrent etcd write throughput (puts/s)
+// through c in two rounds of rawParallelPuts. An iteration takes two
+// before the flow and two after it, and its floor uses their median: one
+// round moved by a fifth from the next on this machine, whose speed drifts
+// from second to second, so rounds on both sides of the flow measure the
+// etcd the flow ran on.
+func rawPutRounds(b *testing.B, c *clientv3.Client) []float64 {
+	return []float64{rawParallelPuts(b, c, 2000), rawParallelPuts(b, c, 2000)}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 // rawParallelPuts measures raw concurrent etcd write throughput (puts/s)
@@ -78,7 +87,8 @@ func rawParallelPuts(b *testing.B, c *clientv3.Client, total int) float64 {
 // Deployment of 1000 replicas on 100 fake nodes to convergence, against the
 // etcd floor measured in the same run: the writes the flow made (the
 // store's revisions from applying to converged) divided by raw concurrent
-// etcd put throughput. x-floor is elapsed / floor, summed over the
+// etcd put throughput, measured just before and just after the flow
+// (rawPutRounds). x-floor is elapsed / floor, summed over the
 // iterations (the goal is at most 1.5), for puts over gRPC, as a client of
 // an etcd cluster makes them; x-inproc-floor is the same against puts on
 // the in-process client the flow itself uses. x-model-floor counts the
@@ -93,8 +103,8 @@ func BenchmarkRunning1000Pods(b *testing.B) {
 	var throughput float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		puts := rawPutThroughput(b, storetest.GRPCClient(b))
-		inproc := rawPutThroughput(b, storetest.Client(b))
+		putRounds := rawPutRounds(b, storetest.GRPCClient(b))
+		inprocRounds := rawPutRounds(b, storetest.Client(b))
 		st := storetest.Store(b)
 		r, err := StartRunning(RunningConfig{Store: st, Nodes: nodes})
 		if err != nil {
@@ -115,13 +125,15 @@ func BenchmarkRunning1000Pods(b *testing.B) {
 		took, used := time.Since(start), cpuTime(b)-cpuStart
 		b.StopTimer()
 		rev1, revErr := st.Rev(context.Background())
-		r.Close()
+		r.Close() // before the rounds after: its heartbeats would write too
 		if err != nil {
 			b.Fatal(err)
 		}
 		if revErr != nil {
 			b.Fatal(revErr)
 		}
+		puts := median(append(putRounds, rawPutRounds(b, storetest.GRPCClient(b))...))
+		inproc := median(append(inprocRounds, rawPutRounds(b, storetest.Client(b))...))
 		writes := rev1 - rev0
 		elapsed, cpu, made, throughput = elapsed+took, cpu+used, made+writes, throughput+puts
 		floor += seconds(float64(writes) / puts)
