@@ -2,13 +2,9 @@ package properties
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"regexp"
-	"strconv"
+	"hash/fnv"
 	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"pgregory.net/rapid"
@@ -30,15 +26,21 @@ const (
 // ErrBadCampaign is wrapped by every error about a campaign's settings.
 var ErrBadCampaign = errors.New("properties: bad campaign")
 
-// Campaign is a rapid campaign run outside `go test`.
+// Campaign is a rapid campaign run outside `go test`. It holds all of its
+// settings itself (none in rapid's global flags), so campaigns with
+// different settings can run at the same time in one process.
 type Campaign struct {
-	// Checks is the number of random checks. Default 100.
+	// Checks is the number of random checks of the whole campaign (every
+	// shard). Default 100.
 	Checks int
 	// Steps is the average number of random actions per check. Default 50.
 	Steps int
-	// Seed is rapid's seed; 0 lets rapid pick one (not reproducible).
+	// Seed is the campaign's seed; check i runs on CheckSeed(Seed, i). 0
+	// picks one from the clock (Outcome.Seed says which).
 	Seed uint64
-	// ShrinkTime bounds rapid's shrinking of a counterexample. Default 30s.
+	// Shard runs only the checks of one slice; the zero value runs all.
+	Shard Shard
+	// ShrinkTime bounds the shrinking of a counterexample. Default 30s.
 	ShrinkTime time.Duration
 	// Faults lets the generator draw faults.
 	Faults bool
@@ -49,33 +51,44 @@ type Campaign struct {
 	// NewStepped starts a fresh stepped cluster (its own key prefix) running
 	// mutant; required for TargetLockstep. The campaign closes it.
 	NewStepped func(mutant model.Mutant) (*cluster.Stepped, error)
+	// TracePath is where a counterexample is saved as a trace; default
+	// $CONVERGE_FAILURE_TRACE or converge-failure.jsonl in the temp dir.
+	TracePath string
 	// Progress, when set, is called after every run of the property, on the
 	// campaign's goroutine.
 	Progress func(Progress)
 }
 
 // Progress counts the runs of a campaign so far. Runs after the first
-// failure are rapid shrinking the counterexample.
+// failure are replays shrinking the counterexample.
 type Progress struct {
 	Checks    int // checks finished before the first failure
-	Failures  int // failing runs (1 once found; shrinking adds more)
-	Shrinking int // runs spent shrinking
+	Failures  int // failing runs (1 once found)
+	Shrinking int // replays spent shrinking
+}
+
+// Run is one check of a campaign.
+type Run struct {
+	Index    int           // 0-based position in the whole campaign
+	Seed     uint64        // CheckSeed(campaign seed, Index)
+	Actions  int           // actions applied, random and recovery/quiesce
+	Digest   uint64        // FNV-1a of the script's text: equal runs, equal digests
+	Duration time.Duration // wall time of the run
+	Failed   bool
 }
 
 // Outcome is the end of a campaign.
 type Outcome struct {
+	Seed    uint64   // the campaign's seed (chosen when Campaign.Seed was 0)
 	Checks  int      // checks that passed
+	Runs    []Run    // every check run, in order; the last failed if Failure is set
 	Failure *Failure // nil when every check passed; Msg without the script
 	Script  Script   // the shrunk counterexample, when it has one
-	Report  string   // rapid's report, verbatim
+	Trace   string   // the counterexample saved as a trace ("" if none)
+	Report  string   // a human summary of the failure
 }
 
-// Run runs the campaign with rapid. rapid reads its settings from global
-// flags (rapid.checks, rapid.steps, rapid.seed, rapid.nofailfile,
-// rapid.shrinktime), so Run
-// sets them for its duration and restores them: campaigns must not run
-// concurrently. No fail file is written.
-func (c Campaign) Run() (Outcome, error) {
+func (c *Campaign) defaults() error {
 	if c.Checks == 0 {
 		c.Checks = 100
 	}
@@ -88,77 +101,167 @@ func (c Campaign) Run() (Outcome, error) {
 	if c.Target == "" {
 		c.Target = TargetModel
 	}
+	if c.Seed == 0 {
+		c.Seed = uint64(time.Now().UnixNano())
+	}
+	if c.TracePath == "" {
+		c.TracePath = defaultFailureTrace()
+	}
 	if c.Checks < 0 || c.Steps < 0 || c.ShrinkTime < 0 {
-		return Outcome{}, fmt.Errorf("%w: checks, steps and shrink time must be positive", ErrBadCampaign)
+		return fmt.Errorf("%w: checks, steps and shrink time must be positive", ErrBadCampaign)
+	}
+	if c.Shard.Count != 0 {
+		if _, err := ParseShard(c.Shard.String()); err != nil {
+			return err
+		}
 	}
 	if err := ValidMutant(c.Mutant); err != nil {
-		return Outcome{}, err
+		return err
 	}
-	var body func(*rapid.T)
-	cfg := model.Config{Mutant: c.Mutant}
 	switch c.Target {
 	case TargetModel:
-		body = func(rt *rapid.T) { modelProperty(rt, cfg, c.Faults) }
 	case TargetLockstep:
 		if c.NewStepped == nil {
-			return Outcome{}, fmt.Errorf("%w: lockstep needs NewStepped", ErrBadCampaign)
-		}
-		body = func(rt *rapid.T) {
-			s, err := c.NewStepped(c.Mutant)
-			if err != nil {
-				rt.Fatalf("start the stepped cluster: %v", err)
-			}
-			defer s.Close()
-			LockstepConfig(rt, s, c.Faults, cfg)
+			return fmt.Errorf("%w: lockstep needs NewStepped", ErrBadCampaign)
 		}
 	default:
-		return Outcome{}, fmt.Errorf("%w: unknown target %q (model or lockstep)", ErrBadCampaign, c.Target)
+		return fmt.Errorf("%w: unknown target %q (model or lockstep)", ErrBadCampaign, c.Target)
 	}
-
-	campaignMu.Lock()
-	defer campaignMu.Unlock()
-	// rapid asks testing.Short, which needs the test flags registered and
-	// parsed; outside `go test` nobody else parses the global flag set.
-	testing.Init()
-	if !flag.Parsed() {
-		_ = flag.CommandLine.Parse(nil)
-	}
-	undo, err := setFlags(map[string]string{
-		"rapid.checks": strconv.Itoa(c.Checks), "rapid.steps": strconv.Itoa(c.Steps),
-		"rapid.seed": strconv.FormatUint(c.Seed, 10), "rapid.nofailfile": "true",
-		"rapid.shrinktime": c.ShrinkTime.String(),
-	})
-	defer undo()
-	if err != nil {
-		return Outcome{}, err
-	}
-
-	var p Progress
-	rec := &reportTB{name: "converge-check"}
-	rapid.Check(rec, func(rt *rapid.T) {
-		defer func() {
-			switch {
-			case rt.Failed():
-				p.Failures++
-				if p.Failures > 1 {
-					p.Shrinking++
-				}
-			case p.Failures > 0:
-				p.Shrinking++
-			default:
-				p.Checks++
-			}
-			if c.Progress != nil {
-				c.Progress(p)
-			}
-		}()
-		body(rt)
-	})
-	return rec.outcome(p.Checks), nil
+	return nil
 }
 
-// campaignMu serializes campaigns: rapid's settings are global.
-var campaignMu sync.Mutex
+// Run runs the campaign's checks (its shard's) in order, stops at the first
+// failure and shrinks it. Check i draws its actions from CheckSeed(Seed, i)
+// alone, so a check gives the same run in any shard and any process.
+func (c Campaign) Run() (Outcome, error) {
+	if err := c.defaults(); err != nil {
+		return Outcome{}, err
+	}
+	o := Outcome{Seed: c.Seed}
+	var p Progress
+	progress := func() {
+		if c.Progress != nil {
+			c.Progress(p)
+		}
+	}
+	for _, i := range c.Shard.Indices(c.Checks) {
+		seed := CheckSeed(c.Seed, i)
+		start := time.Now()
+		script, err, _ := runSeed(seed, c.property)
+		run := Run{Index: i, Seed: seed, Actions: len(script), Digest: digest(script), Duration: time.Since(start)}
+		if err == nil {
+			o.Runs = append(o.Runs, run)
+			o.Checks++
+			p.Checks++
+			progress()
+			continue
+		}
+		run.Failed = true
+		o.Runs = append(o.Runs, run)
+		p.Failures++
+		progress()
+		fail := asFailure(err, len(script))
+		script, fail = shrinkScript(script, fail, time.Now().Add(c.ShrinkTime), c.replay, func() { p.Shrinking++; progress() })
+		o.Failure, o.Script = fail, script
+		o.Trace = saveFailureTo(c.TracePath, script, model.Config{Mutant: c.Mutant})
+		o.Report = fmt.Sprintf("check %d (seed %d) failed after %d passing checks; shrunk to %d actions in %d replays:\n%s\n%s",
+			i, seed, o.Checks, len(script), p.Shrinking, fail.Msg, script)
+		break
+	}
+	return o, nil
+}
+
+// property is one check of the campaign: random actions (Steps on average)
+// with the target's checks after each, then recovery, quiesce and
+// convergence. It is the model or lockstep property with the number of
+// actions taken from the campaign instead of rapid's global steps flag.
+func (c Campaign) property(rt *rapid.T) (Script, error) {
+	cfg := model.Config{Mutant: c.Mutant}
+	if c.Target == TargetModel {
+		m := newModelRun(cfg)
+		for i := 0; i < maxRunSteps(c.Steps) && drawMore(rt, c.Steps); i++ {
+			if a, ok := DrawAction(rt, m.st, c.Faults); ok {
+				if err := m.step(a); err != nil {
+					return m.script, err
+				}
+			}
+		}
+		return m.script, m.finish()
+	}
+	s, err := c.NewStepped(c.Mutant)
+	if err != nil {
+		return nil, fmt.Errorf("start the stepped cluster: %w", err)
+	}
+	defer s.Close()
+	p := NewPair(cfg, s)
+	for i := 0; i < maxRunSteps(c.Steps) && drawMore(rt, c.Steps); i++ {
+		if a, ok := DrawAction(rt, p.Model, c.Faults); ok {
+			if _, err := p.Step(a); err != nil {
+				return p.Script, err
+			}
+		}
+	}
+	return p.Script, p.Finish()
+}
+
+// replay runs a script with the target's checks and returns the actions
+// applied up to the failure, if any.
+func (c Campaign) replay(script Script) (Script, *Failure) {
+	cfg := model.Config{Mutant: c.Mutant}
+	if c.Target == TargetModel {
+		m := newModelRun(cfg)
+		err := func() error {
+			for _, a := range script {
+				if err := m.step(a); err != nil {
+					return err
+				}
+			}
+			return m.finish()
+		}()
+		return m.script, asFailureOrNil(err, len(m.script))
+	}
+	s, err := c.NewStepped(c.Mutant)
+	if err != nil {
+		return nil, nil // cannot tell: not a counterexample
+	}
+	defer s.Close()
+	p := NewPair(cfg, s)
+	err = func() error {
+		for _, a := range script {
+			if _, err := p.Step(a); err != nil {
+				return err
+			}
+		}
+		return p.Finish()
+	}()
+	return p.Script, asFailureOrNil(err, len(p.Script))
+}
+
+func asFailure(err error, step int) *Failure {
+	var f *Failure
+	if errors.As(err, &f) {
+		if f.Step == 0 {
+			f.Step = step
+		}
+		return f
+	}
+	return &Failure{Step: step, Msg: err.Error()}
+}
+
+func asFailureOrNil(err error, step int) *Failure {
+	if err == nil {
+		return nil
+	}
+	return asFailure(err, step)
+}
+
+func digest(s Script) uint64 {
+	h := fnv.New64a()
+	for _, a := range s {
+		h.Write([]byte(a.String() + "\n"))
+	}
+	return h.Sum64()
+}
 
 // ValidMutant accepts "" and the names in model.Mutants.
 func ValidMutant(m model.Mutant) error {
@@ -173,60 +276,4 @@ func ValidMutant(m model.Mutant) error {
 		names = append(names, string(k))
 	}
 	return fmt.Errorf("%w: unknown mutant %q (one of %s)", ErrBadCampaign, m, strings.Join(names, ", "))
-}
-
-func setFlags(values map[string]string) (undo func(), err error) {
-	old := map[string]string{}
-	undo = func() {
-		for k, v := range old {
-			_ = flag.Set(k, v)
-		}
-	}
-	for k, v := range values {
-		f := flag.Lookup(k)
-		if f == nil {
-			return undo, fmt.Errorf("properties: rapid has no flag %s", k)
-		}
-		old[k] = f.Value.String()
-		if err := flag.Set(k, v); err != nil {
-			return undo, fmt.Errorf("properties: set %s: %w", k, err)
-		}
-	}
-	return undo, nil
-}
-
-// reportTB is the rapid.TB of a campaign.
-type reportTB = Report
-
-// rapidFailed matches the head of rapid's failure report.
-var rapidFailed = regexp.MustCompile(`^\[rapid\] failed after (\d+) tests: `)
-
-// outcome reads rapid's report: "[rapid] failed after N tests: MSG\nTo
-// reproduce, ...", where MSG is the property's message and script.
-func (r *reportTB) outcome(checks int) Outcome {
-	o := Outcome{Checks: checks, Report: strings.Join(r.errs, "\n")}
-	if !r.failed {
-		return o
-	}
-	msg := o.Report
-	if m := rapidFailed.FindStringSubmatch(msg); m != nil {
-		o.Checks, _ = strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
-		if i := strings.Index(msg, "\nTo reproduce, specify"); i >= 0 {
-			msg = msg[:i]
-		}
-	}
-	if i := strings.Index(msg, "\nscript ("); i >= 0 {
-		// The script is the header and the indented lines after it; a
-		// property may print more below (a trace path).
-		lines := strings.Split(msg[i+1:], "\n")
-		end := 1
-		for end < len(lines) && strings.HasPrefix(lines[end], "  ") {
-			end++
-		}
-		o.Script, _ = ParseScript(strings.NewReader(strings.Join(lines[:end], "\n")))
-		msg = msg[:i]
-	}
-	o.Failure = &Failure{Step: len(o.Script), Msg: msg}
-	return o
 }

@@ -79,12 +79,3 @@ func scriptText(s Script) string {
 	}
 	return b.String()
 }
-
-func TestCampaignReadsRapidsReport(t *testing.T) {
-	r := &reportTB{}
-	r.Errorf("[rapid] failed after 3 tests: boom\nscript (2 actions):\n  tick\n  compact\ntrace: /tmp/x.jsonl\nTo reproduce, specify -run=x")
-	o := r.outcome(0)
-	if o.Checks != 3 || o.Failure == nil || o.Failure.Msg != "boom" || o.Failure.Step != 2 || o.Script.String() != "script (2 actions):\n  tick\n  compact" {
-		t.Fatalf("outcome %+v, failure %+v", o, o.Failure)
-	}
-}

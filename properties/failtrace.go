@@ -18,10 +18,19 @@ const FailureTraceEnv = "CONVERGE_FAILURE_TRACE"
 // be shared and re-run with `converge trace replay FILE --against impl`.
 // It returns the path, or "" if the trace could not be written.
 func saveFailure(script Script, cfg model.Config) string {
-	path := os.Getenv(FailureTraceEnv)
-	if path == "" {
-		path = filepath.Join(os.TempDir(), "converge-failure.jsonl")
+	return saveFailureTo(defaultFailureTrace(), script, cfg)
+}
+
+// defaultFailureTrace is $CONVERGE_FAILURE_TRACE or the temporary file.
+func defaultFailureTrace() string {
+	if path := os.Getenv(FailureTraceEnv); path != "" {
+		return path
 	}
+	return filepath.Join(os.TempDir(), "converge-failure.jsonl")
+}
+
+// saveFailureTo is saveFailure to a chosen path (a campaign's own).
+func saveFailureTo(path string, script Script, cfg model.Config) string {
 	f, err := os.Create(path)
 	if err != nil {
 		return ""
