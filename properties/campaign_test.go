@@ -157,3 +157,18 @@ func TestAFailingCheckReportsAPanicAsAFailure(t *testing.T) {
 		t.Fatalf("Skip: err %v invalid %v", err, invalid)
 	}
 }
+
+// TestRunLengthAveragesSteps: the campaign's Steps is the mean number of
+// random actions, as rapid.steps is for Repeat.
+func TestRunLengthAveragesSteps(t *testing.T) {
+	for _, steps := range []int{10, 50} {
+		total := 0
+		for i := range 2000 {
+			n, _, _ := runSeed(CheckSeed(1, i), func(rt *rapid.T) (int, error) { return drawLength(rt, steps), nil })
+			total += n
+		}
+		if mean := float64(total) / 2000; mean < 0.85*float64(steps) || mean > 1.15*float64(steps) {
+			t.Fatalf("steps %d: mean run length %.1f", steps, mean)
+		}
+	}
+}

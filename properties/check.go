@@ -179,7 +179,7 @@ func (c Campaign) property(rt *rapid.T) (Script, error) {
 	cfg := model.Config{Mutant: c.Mutant}
 	if c.Target == TargetModel {
 		m := newModelRun(cfg)
-		for i := 0; i < maxRunSteps(c.Steps) && drawMore(rt, c.Steps); i++ {
+		for range drawLength(rt, c.Steps) {
 			if a, ok := DrawAction(rt, m.st, c.Faults); ok {
 				if err := m.step(a); err != nil {
 					return m.script, err
@@ -194,7 +194,7 @@ func (c Campaign) property(rt *rapid.T) (Script, error) {
 	}
 	defer s.Close()
 	p := NewPair(cfg, s)
-	for i := 0; i < maxRunSteps(c.Steps) && drawMore(rt, c.Steps); i++ {
+	for range drawLength(rt, c.Steps) {
 		if a, ok := DrawAction(rt, p.Model, c.Faults); ok {
 			if _, err := p.Step(a); err != nil {
 				return p.Script, err

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -73,15 +74,23 @@ func runSeed[R any](seed uint64, prop func(*rapid.T) (R, error)) (r R, err error
 	return o.r, o.err, o.invalid
 }
 
-// drawMore is the campaign's own Repeat: true with probability
-// steps/(steps+1), so a run has steps actions on average, and rapid
-// shrinks the draw towards 0, which ends the run early.
-func drawMore(rt *rapid.T, steps int) bool {
-	return rapid.IntRange(0, steps).Draw(rt, "more") != 0
+// drawLength is the campaign's own Repeat: the number of random actions
+// of one run, geometric with mean steps (as rapid's Repeat draws it) and
+// capped at 10×steps. The uniform variate comes from 24 unbiased bits
+// (rapid.Bool), because rapid's integer generators lean towards small
+// values; shrinking the bits towards 0 shortens the run.
+func drawLength(rt *rapid.T, steps int) int {
+	var u uint64
+	for range 24 {
+		u <<= 1
+		if rapid.Bool().Draw(rt, "length-bit") {
+			u |= 1
+		}
+	}
+	f := float64(u) / (1 << 24)
+	n := math.Log1p(-f) / math.Log1p(-1/float64(steps+1))
+	return min(int(n), 10*max(steps, 1))
 }
-
-// maxRunSteps bounds the random actions of one run, as rapid's Repeat does.
-func maxRunSteps(steps int) int { return 10 * max(steps, 1) }
 
 // failureClass is what a shrunk script must keep failing with: the first
 // line of the message up to its colon, without digits (step numbers).
