@@ -21,9 +21,11 @@ func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
 }
 
 // CheckControllerTB is CheckController reporting to any rapid.TB (a test
-// that expects a failure passes its own); stores come from t.
+// that expects a failure passes its own); stores come from t. It runs
+// through Check, so CONVERGE_SHARD, CONVERGE_SEED and CONVERGE_REPORT shard
+// it across CI jobs.
 func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o ImplOptions) {
-	rapid.Check(tb, func(rt *rapid.T) {
+	Check(tb, func(rt *rapid.T) {
 		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Controllers: []cluster.ControllerSpec{spec}})
 		if err != nil {
 			rt.Fatal(err)
