@@ -20,15 +20,18 @@ func init() {
 	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck})
 }
 
-const checkUsage = "[--checks N] [--steps N] [--seed N] [--faults=BOOL] [--target model|lockstep] [--mutant NAME] [--out FILE] | --replay FILE"
+const checkUsage = "[--checks N] [--steps N] [--seed N] [--shard I/N] [--faults=BOOL] [--target model|lockstep] [--mutant NAME] [--out FILE] [--trace FILE] [--report FILE.json] [--junit FILE.xml] | --replay FILE"
 
 type checkFlags struct {
 	checks, steps int
 	seed          uint64
+	shard         properties.Shard
 	faults        bool
 	target        string
 	mutant        string
 	replay, out   string
+	trace         string
+	report, junit string
 	shrink        time.Duration
 }
 
@@ -44,8 +47,16 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.replay, "replay", "", "run this script (one action per line) instead of a campaign")
 	fs.StringVar(&f.out, "out", "converge-failure.script", "where to save a counterexample")
 	fs.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time allowed to shrink a counterexample")
+	shard := fs.String("shard", "", "run only the I-th of N disjoint slices of the --checks (1-based, e.g. 2/4); needs --seed")
+	fs.StringVar(&f.trace, "trace", "", "save a counterexample as a trace here (default $"+properties.FailureTraceEnv+" or converge-failure.jsonl in the temp dir)")
+	fs.StringVar(&f.report, "report", "", "write the results as JSON (schema "+properties.ResultsSchema+")")
+	fs.StringVar(&f.junit, "junit", "", "write the results as JUnit XML")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	var err error
+	if f.shard, err = properties.ParseShard(*shard); err != nil {
+		return usageError("--shard: %v", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
@@ -62,7 +73,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	seedSet := false
 	fs.Visit(func(fl *flag.Flag) { seedSet = seedSet || fl.Name == "seed" })
-	if !seedSet {
+	if !seedSet && *shard != "" {
+		return usageError("--shard needs --seed: every shard must run the same campaign")
+	}
+	if !seedSet || f.seed == 0 {
 		f.seed = uint64(time.Now().UnixNano())
 	}
 	if f.replay != "" {
@@ -132,8 +146,8 @@ func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
 }
 
 func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Writer) error {
-	c := properties.Campaign{Checks: f.checks, Steps: f.steps, Seed: f.seed, Faults: f.faults,
-		Target: target, Mutant: model.Mutant(f.mutant), ShrinkTime: f.shrink}
+	c := properties.Campaign{Checks: f.checks, Steps: f.steps, Seed: f.seed, Shard: f.shard, Faults: f.faults,
+		Target: target, Mutant: model.Mutant(f.mutant), ShrinkTime: f.shrink, TracePath: f.trace}
 	if target == properties.TargetLockstep {
 		newStepped, stop, err := lockstepClusters()
 		if err != nil {
@@ -142,8 +156,9 @@ func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Write
 		defer stop()
 		c.NewStepped = newStepped
 	}
-	fmt.Fprintf(stdout, "converge check: target %s, %d checks of ~%d actions, faults %v, seed %d%s\n",
-		target, f.checks, f.steps, f.faults, f.seed, mutantNote(f.mutant))
+	mine := len(f.shard.Indices(f.checks))
+	fmt.Fprintf(stdout, "converge check: target %s, %d checks of ~%d actions, faults %v, seed %d%s%s\n",
+		target, mine, f.steps, f.faults, f.seed, shardNote(f.shard, f.checks), mutantNote(f.mutant))
 
 	start := time.Now()
 	var mu sync.Mutex
@@ -175,7 +190,7 @@ func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Write
 				if end.IsZero() {
 					end = time.Now()
 				}
-				fmt.Fprintln(stderr, progressLine(p, f.checks, end.Sub(start)))
+				fmt.Fprintln(stderr, progressLine(p, mine, end.Sub(start)))
 			}
 		}
 	}()
@@ -186,18 +201,25 @@ func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Write
 		return usageError("%v", err)
 	}
 	elapsed := time.Since(start).Round(time.Millisecond)
+	replay := "converge check --target lockstep" + mutantFlag(f.mutant) + " --replay " + f.out
+	if err := writeResults(f, properties.NewResults(c, out, elapsed, replay)); err != nil {
+		return err
+	}
 	if out.Failure == nil {
-		fmt.Fprintf(stdout, "ok: %d checks passed in %v (seed %d)\n", out.Checks, elapsed, f.seed)
+		fmt.Fprintf(stdout, "ok: %d checks passed in %v (seed %d%s)\n", out.Checks, elapsed, f.seed, shardNote(f.shard, f.checks))
 		return nil
 	}
-	fmt.Fprintf(stdout, "FAIL after %d passing checks in %v (seed %d, shrunk in %d runs):\n%s\n",
-		out.Checks, elapsed, f.seed, last.Shrinking, out.Failure.Msg)
+	fail := out.Runs[len(out.Runs)-1]
+	fmt.Fprintf(stdout, "FAIL: check %d (seed %d) after %d passing checks in %v (campaign seed %d%s, shrunk in %d replays):\n%s\n",
+		fail.Index, fail.Seed, out.Checks, elapsed, f.seed, shardNote(f.shard, f.checks), last.Shrinking, out.Failure.Msg)
 	if len(out.Script) == 0 {
-		fmt.Fprintf(stdout, "rapid's report:\n%s\n", out.Report)
+		fmt.Fprintf(stdout, "report:\n%s\n", out.Report)
 		return &exitError{code: 1, err: errors.New("the property failed without a script")}
 	}
 	fmt.Fprintf(stdout, "%s\n", out.Script)
-	replay := "converge check --target lockstep" + mutantFlag(f.mutant) + " --replay " + f.out
+	if out.Trace != "" {
+		fmt.Fprintf(stdout, "trace: %s (converge trace view %s)\n", out.Trace, out.Trace)
+	}
 	if err := os.WriteFile(f.out, []byte(scriptFile(f, target, out, replay)), 0o644); err != nil {
 		return fmt.Errorf("save the counterexample: %w", err)
 	}
@@ -212,6 +234,28 @@ func progressLine(p properties.Progress, checks int, elapsed time.Duration) stri
 		line += fmt.Sprintf(", shrinking (%d runs)", p.Shrinking)
 	}
 	return line
+}
+
+func shardNote(s properties.Shard, checks int) string {
+	if s.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", shard %s of %d checks", s, checks)
+}
+
+// writeResults writes the --report and --junit files, if asked for.
+func writeResults(f checkFlags, r properties.CheckResults) error {
+	if f.report != "" {
+		if err := r.WriteFile(f.report); err != nil {
+			return fmt.Errorf("write the report: %w", err)
+		}
+	}
+	if f.junit != "" {
+		if err := writeJUnitFile(f.junit, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func mutantNote(m string) string {

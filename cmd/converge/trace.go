@@ -25,7 +25,7 @@ func init() {
 
 // traceSubcommands are listed by `converge trace --help`, in this order.
 var traceSubcommands = []struct{ name, usage, summary string }{
-	{"diff", "A B [--mask FIELD]... [--json] [--context N] [--color auto|always|never]",
+	{"diff", "A B [--mask FIELD]... [--format text|json|github] [--json] [--context N] [--color auto|always|never]",
 		"align two traces and show the first divergence (exit 0 equal, 1 differ, 2 bad input)"},
 	{"view", "A [-o A.html]", "write a self-contained HTML swim-lane timeline of a trace"},
 	{"replay", "A [--against impl|model|both] [--etcd-endpoints URL,...]",
@@ -77,7 +77,8 @@ func runTraceDiff(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("trace diff", traceSubcommands[0].usage, stderr)
 	var mask maskList
 	fs.Var(&mask, "mask", "ignore this field too (repeatable): "+strings.Join(traces.MaskFields(), ", "))
-	asJSON := fs.Bool("json", false, "print the whole result as JSON")
+	asJSON := fs.Bool("json", false, "print the whole result as JSON (same as --format json)")
+	format := fs.String("format", "text", "text; json (the whole result, for any CI); github (GitHub Actions ::error/::notice workflow commands at A's line of the first divergence)")
 	context := fs.Int("context", traces.DefaultContext, "equal events shown around the first divergence")
 	color := fs.String("color", "auto", "colour the text diff: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
 	paths, err := parseInterleaved(fs, args)
@@ -89,6 +90,14 @@ func runTraceDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	if *context < 0 {
 		return usageError("diff: --context must be 0 or more, got %d", *context)
+	}
+	switch *format {
+	case "text", "json", "github":
+	default:
+		return usageError("diff: --format must be text, json or github, not %q", *format)
+	}
+	if *asJSON {
+		*format = "json"
 	}
 	useColor, err := wantColor(*color, stdout)
 	if err != nil {
@@ -103,9 +112,12 @@ func runTraceDiff(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res := traces.Diff(a, b, traces.DiffOptions{Mask: mask})
-	if *asJSON {
+	switch *format {
+	case "json":
 		err = traces.WriteJSON(stdout, res)
-	} else {
+	case "github":
+		err = traces.WriteGitHub(stdout, res, paths[0], paths[1])
+	default:
 		fmt.Fprintf(stdout, "a: %s\nb: %s\n", paths[0], paths[1])
 		err = traces.WriteText(stdout, res, useColor, *context)
 	}
