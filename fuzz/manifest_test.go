@@ -17,11 +17,17 @@ import (
 const recoveredPanic = "manifest could not be decoded"
 
 // FuzzManifest feeds `kubectl apply -f` input through what the apiserver
-// does with it: decode, default, validate.
+// does with it: decode, default, validate; and whatever decodes survives
+// Marshal and a second decode. It is the module's one DecodeManifests
+// target (it absorbed impl/api's FuzzDecodeManifests and its seeds).
 func FuzzManifest(f *testing.F) {
 	for _, glob := range []string{"../examples/*.yaml", "../impl/api/testdata/*.json"} {
 		addFiles(f, glob)
 	}
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod"}]}`))
+	f.Add([]byte("apiVersion: v1\nkind: Node\nstatus: {capacity: {cpu: 1e3}}\n"))
+	f.Add([]byte("---\n---\n- [\n"))
+	f.Add([]byte("a: &a [*a, *a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := api.DecodeManifests(data)
 		if err != nil {
@@ -35,6 +41,13 @@ func FuzzManifest(f *testing.F) {
 			return
 		}
 		for i, obj := range objs {
+			raw, err := api.Marshal(obj)
+			if err != nil {
+				t.Fatalf("object %d: marshal %T: %v", i, obj, err)
+			}
+			if _, err := api.DecodeManifests(raw); err != nil {
+				t.Fatalf("object %d: what decoded does not decode again: %v\n%s", i, err, raw)
+			}
 			api.Default(obj)
 			once, err := api.Marshal(obj)
 			if err != nil {

@@ -176,41 +176,6 @@ func TestReadFileNamesThePath(t *testing.T) {
 	require.NotErrorIs(t, err, ErrBadTrace)
 }
 
-// FuzzReadAll checks that no input panics, and that whatever the Reader
-// accepts, the Writer writes back to bytes that read back the same.
-func FuzzReadAll(f *testing.F) {
-	var seed bytes.Buffer
-	for _, e := range seedFlow(1).done()[:4] {
-		seed.Write(append(Marshal(e), '\n'))
-	}
-	f.Add(seed.Bytes())
-	f.Add([]byte(`{"v":1,"seq":1,"actor":"a","action":"b","digest":"d","writes":[{"verb":"X","resource":"r","name":"n"}]}`))
-	f.Add([]byte("{\"v\":1,\"seq\":1}\n\n{"))
-	f.Add([]byte(`{"v":1,"seq":1,"actor":"\u0000","action":"x","digest":"\ud800"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := ReadAll(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrBadTrace) {
-				t.Fatalf("error does not wrap ErrBadTrace: %v", err)
-			}
-			return
-		}
-		var buf bytes.Buffer
-		w := NewWriter(&buf)
-		for _, e := range events {
-			if err := w.Write(e); err != nil {
-				t.Fatalf("reader accepted what the writer rejects: %v", err)
-			}
-		}
-		back, err := ReadAll(&buf)
-		require.NoError(t, err)
-		require.Equal(t, len(events), len(back))
-		for i := range events {
-			require.Equal(t, Marshal(events[i]), Marshal(back[i]))
-		}
-	})
-}
-
 func withSeq(e Event, seq int) Event {
 	e.Seq = seq
 	return e

@@ -30,12 +30,14 @@ var traceSubcommands = []struct{ name, usage, summary string }{
 	{"view", "A [-o A.html]", "write a self-contained HTML swim-lane timeline of a trace"},
 	{"replay", "A [--against impl|model|both] [--etcd-endpoints URL,...]",
 		"re-run a trace's actions on the model and/or the implementation over etcd and name the first event that departs (exit 0 reproduced, 1 departs, 2 bad input)"},
+	{"record", "NAME... | --all [--dir DIR] [--mutant NAME]",
+		"write golden scenarios' traces as this code records them on the model, to diff against the committed goldens"},
 }
 
 func runTrace(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		traceUsage(stderr)
-		return usageError("missing subcommand (diff, view or replay)")
+		return usageError("missing subcommand (diff, view, replay or record)")
 	}
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
@@ -47,6 +49,8 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		return runTraceView(args[1:], stdout, stderr)
 	case "replay":
 		return runTraceReplay(args[1:], stdout, stderr)
+	case "record":
+		return runTraceRecord(args[1:], stdout, stderr)
 	}
 	return usageError("unknown subcommand %q (see converge trace --help)", args[0])
 }

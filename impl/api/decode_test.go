@@ -220,38 +220,3 @@ func TestExamplesDecodeAndValidate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, both, 2)
 }
-
-// FuzzDecodeManifests checks the decoder never panics and that whatever it
-// accepts survives Marshal and a second decode.
-func FuzzDecodeManifests(f *testing.F) {
-	f.Add([]byte(multiDoc))
-	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod"}]}`))
-	f.Add([]byte("apiVersion: v1\nkind: Node\nstatus: {capacity: {cpu: 1e3}}\n"))
-	f.Add([]byte("---\n---\n- [\n"))
-	f.Add([]byte("a: &a [*a, *a]\n"))
-	for _, name := range []string{"deployment.json", "pod.json", "node.json"} {
-		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		objs, err := DecodeManifests(data)
-		if err != nil {
-			if !IsBadRequest(err) {
-				t.Fatalf("error is not a BadRequest: %v", err)
-			}
-			return
-		}
-		for _, o := range objs {
-			b, err := Marshal(o)
-			if err != nil {
-				t.Fatalf("marshal %T: %v", o, err)
-			}
-			if _, err := DecodeManifests(b); err != nil {
-				t.Fatalf("re-decode: %v\n%s", err, b)
-			}
-			Default(o)
-			_ = Validate(o)
-		}
-	})
-}
