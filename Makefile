@@ -38,15 +38,16 @@ check-controllers:
 	$(GO) test -count=1 ./examples/controller -run TestReplicaSetsPassTheProperty -rapid.checks=1000
 	$(GO) test -count=1 ./properties/mutants -run TestMeasureMutants -mutants.measure -v
 
-# Coverage-guided fuzzing (package fuzz): every target in turn for
-# FUZZTIME each, then a table of execs/s and new coverage per target. A
-# crasher stays in fuzz/testdata/fuzz/<Target>/ and fails the run.
+# Coverage-guided fuzzing: every fuzz target of the module (scripts/fuzz.sh
+# finds them with go test -list; `scripts/fuzz.sh --list` prints them), in
+# turn for FUZZTIME each, then a table of execs/s and new coverage per
+# target. A crasher stays in PKG/testdata/fuzz/<Target>/ and fails the run.
 FUZZSMOKE ?= 10s
 .PHONY: fuzz-one fuzz-smoke
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
 
-# One target: make fuzz-one TARGET=FuzzLockstep FUZZTIME=10m
+# One target: make fuzz-one TARGET=FuzzLockstep FUZZTIME=10m (or PKG:NAME)
 fuzz-one:
 	@test -n "$(TARGET)" || { echo "usage: make fuzz-one TARGET=FuzzLockstep [FUZZTIME=10m]"; exit 2; }
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh $(TARGET)
