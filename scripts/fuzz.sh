@@ -37,7 +37,7 @@ cd "$(dirname "$0")/.."
 # discover prints "PKG TARGET" for every fuzz target of the module.
 discover() {
 	local pkgs
-	mapfile -t pkgs < <(grep -rlE --include='*_test.go' '^func Fuzz' . | grep -v '^\./\.git/' |
+	mapfile -t pkgs < <(grep -rlE --include='*_test.go' --exclude-dir=testdata --exclude-dir=.git '^func Fuzz' . |
 		xargs -r -n1 dirname | sort -u)
 	[ ${#pkgs[@]} -gt 0 ] || return 0
 	# go test -list prints the matching names, then "ok  <import path> ..."
