@@ -154,9 +154,9 @@ func (r *runner) run(jobName string, j job, shard int) {
 		cmd.Dir, cmd.Env = r.root, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			r.t.Fatalf("%s (shard %d), step %q: %v\n%s", jobName, shard, s.Name, err, out)
+			r.t.Fatalf("%s, step %q: %v\n%s", jobName, r.subst(s.Name, shard), err, out)
 		}
-		r.t.Logf("%s (shard %d), step %q: ok\n%s", jobName, shard, s.Name, lastLines(string(out), 4))
+		r.t.Logf("%s, step %q: ok\n%s", jobName, r.subst(s.Name, shard), lastLines(string(out), 4))
 		r.readFiles(s.ID)
 	}
 }
