@@ -131,7 +131,7 @@ func TestOneCheckIsRapidsCheckOnItsSeed(t *testing.T) {
 		}
 	}
 	var ours, theirs []int
-	_, err, _ := runSeed(seed, func(rt *rapid.T) (struct{}, error) { draw(rt, &ours); return struct{}{}, nil })
+	_, _, err := runSeed(seed, func(rt *rapid.T) (struct{}, error) { draw(rt, &ours); return struct{}{}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,15 +144,15 @@ func TestOneCheckIsRapidsCheckOnItsSeed(t *testing.T) {
 }
 
 func TestAFailingCheckReportsAPanicAsAFailure(t *testing.T) {
-	_, err, invalid := runSeed(1, func(rt *rapid.T) (int, error) { panic("boom") })
+	_, invalid, err := runSeed(1, func(rt *rapid.T) (int, error) { panic("boom") })
 	if err == nil || err.Error() != "boom" || invalid {
 		t.Fatalf("err %v, invalid %v", err, invalid)
 	}
-	_, err, _ = runSeed(1, func(rt *rapid.T) (int, error) { rt.Fatalf("bad %d", 3); return 0, nil })
+	_, _, err = runSeed(1, func(rt *rapid.T) (int, error) { rt.Fatalf("bad %d", 3); return 0, nil })
 	if err == nil || err.Error() != "bad 3" {
 		t.Fatalf("Fatalf: err %v", err)
 	}
-	_, err, invalid = runSeed(1, func(rt *rapid.T) (int, error) { rt.Skip("nothing"); return 0, nil })
+	_, invalid, err = runSeed(1, func(rt *rapid.T) (int, error) { rt.Skip("nothing"); return 0, nil })
 	if err != nil || !invalid {
 		t.Fatalf("Skip: err %v invalid %v", err, invalid)
 	}

@@ -147,7 +147,7 @@ func (c Campaign) Run() (Outcome, error) {
 	for _, i := range c.Shard.Indices(c.Checks) {
 		seed := CheckSeed(c.Seed, i)
 		start := time.Now()
-		script, err, _ := runSeed(seed, c.property)
+		script, _, err := runSeed(seed, c.property)
 		run := Run{Index: i, Seed: seed, Actions: len(script), Digest: digest(script), Duration: time.Since(start)}
 		if err == nil {
 			o.Runs = append(o.Runs, run)

@@ -42,7 +42,7 @@ type checkRun struct {
 // runSeed runs prop once on the bits of seed, with no rapid flag involved
 // but flags.debug (read only). A rapid Fatal or a panic in prop is a
 // failure; a Skip marks the run invalid, as rapid.Check counts it.
-func runSeed[R any](seed uint64, prop func(*rapid.T) (R, error)) (r R, err error, invalid bool) {
+func runSeed[R any](seed uint64, prop func(*rapid.T) (R, error)) (r R, invalid bool, err error) {
 	type out struct {
 		r       R
 		err     error
@@ -71,7 +71,7 @@ func runSeed[R any](seed uint64, prop func(*rapid.T) (R, error)) (r R, err error
 		return o
 	})
 	o := gen.Example(int(seed))
-	return o.r, o.err, o.invalid
+	return o.r, o.invalid, o.err
 }
 
 // drawLength is the campaign's own Repeat: the number of random actions

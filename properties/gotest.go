@@ -57,7 +57,7 @@ func Check(tb rapid.TB, prop func(*rapid.T)) {
 	for _, i := range shard.Indices(checks) {
 		s := CheckSeed(seed, i)
 		t0 := time.Now()
-		_, err, skipped := runSeed(s, func(rt *rapid.T) (struct{}, error) { prop(rt); return struct{}{}, nil })
+		_, skipped, err := runSeed(s, func(rt *rapid.T) (struct{}, error) { prop(rt); return struct{}{}, nil })
 		switch {
 		case skipped:
 			invalid++
