@@ -152,12 +152,12 @@ for i in "${!targets[@]}"; do
 			result="FAIL${crasher:+ (crasher: ${p#./}/$crasher)}"
 		fi
 	fi
-	rows+=("$(printf '%-28s %-26s %9s %10s %10s %8s %8s  %s' "$p" "$t" "${elapsed:--}" "${execs:--}" "$rate" "${newcov:--}" "${total:--}" "$result")")
+	rows+=("$(printf '%-36s %-26s %9s %10s %10s %8s %8s  %s' "$p" "$t" "${elapsed:--}" "${execs:--}" "$rate" "${newcov:--}" "${total:--}" "$result")")
 done
 
 echo
 echo "fuzz summary: ${#targets[@]} targets, fuzztime $FUZZTIME each, minimize $FUZZMINTIME, $((SECONDS - start))s in all"
-printf '%-28s %-26s %9s %10s %10s %8s %8s  %s\n' package target elapsed execs "execs/s" new corpus result
+printf '%-36s %-26s %9s %10s %10s %8s %8s  %s\n' package target elapsed execs "execs/s" new corpus result
 for r in "${rows[@]}"; do
 	echo "$r"
 done
