@@ -138,6 +138,7 @@ func TestMergeRefusesWhatIsNotOneCampaign(t *testing.T) {
 
 func TestShardedGoTestNeedsASeed(t *testing.T) {
 	t.Setenv(ShardEnv, "1/2")
+	t.Setenv(SeedEnv, "") // restored after the test
 	os.Unsetenv(SeedEnv)
 	rep := NewReport("x")
 	Check(rep, func(rt *rapid.T) {})
