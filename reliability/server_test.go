@@ -10,6 +10,7 @@ import (
 	"github.com/converge-dev/converge/impl/apiserver"
 	"github.com/converge-dev/converge/impl/etcd/etcdcluster"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/serving"
 	"github.com/converge-dev/converge/impl/store"
 )
 
@@ -24,6 +25,11 @@ type apiOnCluster struct {
 }
 
 func startAPI(t *testing.T, members int, bookmark time.Duration) *apiOnCluster {
+	return startAPIWith(t, members, bookmark, serving.Limits{})
+}
+
+// startAPIWith serves the apiserver through serving.NewServer with limits.
+func startAPIWith(t *testing.T, members int, bookmark time.Duration, limits serving.Limits) *apiOnCluster {
 	t.Helper()
 	cl, err := etcdcluster.Start(etcdcluster.Config{Dir: t.TempDir(), Members: members})
 	if err != nil {
@@ -40,7 +46,8 @@ func startAPI(t *testing.T, members int, bookmark time.Duration) *apiOnCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(nil)
+	hs.Config = serving.NewServer(srv.Handler(), nil, limits)
 	hs.Listener.Close()
 	if hs.Listener, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	"github.com/converge-dev/converge/impl/etcd/etcdcluster"
 	"github.com/converge-dev/converge/impl/proxy"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/serving"
 	"github.com/converge-dev/converge/impl/store"
 )
 
@@ -151,7 +152,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", f.listen, err)
 	}
-	hs := &http.Server{Handler: warnOutsideControllers(srv.Handler()), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
+	hs := serving.NewServer(warnOutsideControllers(srv.Handler()), tlsCfg, serving.Limits{})
 	served := make(chan error, 1)
 	go func() { served <- hs.ServeTLS(ln, "", "") }()
 	defer hs.Close()
