@@ -19,7 +19,7 @@ var (
 )
 
 // convergeBin builds cmd/converge once per test binary.
-func convergeBin(t *testing.T) string {
+func convergeBin(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "converge-bin-")
@@ -53,7 +53,7 @@ type child struct {
 
 // startChild runs `converge up` on dataDir with args and waits until it
 // says it is up.
-func startChild(t *testing.T, bin, dataDir string, args ...string) *child {
+func startChild(t testing.TB, bin, dataDir string, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"up", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--quiet"}, args...)...)
 	cmd.Stderr = os.Stderr

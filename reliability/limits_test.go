@@ -172,3 +172,26 @@ func TestWatchStormLeaksNothing(t *testing.T) {
 	backToBase(t, fmt.Sprintf("after %d watches (%d goroutines while open)", watches, held), base)
 	t.Logf("goroutines: %d before, %d with %d watches open, %d after", base, held, watches, runtime.NumGoroutine())
 }
+
+// TestSlowWatcherIsCutOff opens five watches that read nothing and writes
+// more than the sockets between them can hold: once a write stalls the
+// server must end each watch and free what it held, not keep its events.
+func TestSlowWatcherIsCutOff(t *testing.T) {
+	a := startAPIWith(t, 1, 0, serving.Limits{WriteStall: 300 * time.Millisecond})
+	base := settledGoroutines()
+	for i := 0; i < 5; i++ {
+		slow, err := openSlowWatcher(a.kube, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+	}
+	pad := strings.Repeat("x", 64<<10)
+	ctx := context.Background()
+	for i := 0; i < 200; i++ { // 12.5 MiB of events
+		if code, _, err := a.kube.call(ctx, "POST", recPath, record(fmt.Sprintf("slow-%d", i), pad, "")); err != nil || code != 201 {
+			t.Fatalf("create %d: %d %v", i, code, err)
+		}
+	}
+	backToBase(t, "a watcher that reads nothing", base)
+}

@@ -21,6 +21,7 @@ import (
 type kube struct {
 	base, token string
 	hc          *http.Client
+	tls         *tls.Config // nil over plain HTTP
 }
 
 // kubeFromKubeconfig reads the server, CA and token converge up wrote.
@@ -51,9 +52,10 @@ func kubeFromKubeconfig(path string) (*kube, error) {
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, MaxIdleConnsPerHost: 64}
+	tc := &tls.Config{RootCAs: pool}
+	tr := &http.Transport{TLSClientConfig: tc, MaxIdleConnsPerHost: 128}
 	return &kube{base: kc.Clusters[0].Cluster.Server, token: kc.Users[0].User.Token,
-		hc: &http.Client{Transport: tr, Timeout: 5 * time.Second}}, nil
+		hc: &http.Client{Transport: tr, Timeout: 5 * time.Second}, tls: tc}, nil
 }
 
 // obj is an API object as JSON sees it.
@@ -62,6 +64,11 @@ type obj = map[string]any
 // call sends one request; a transport error is returned as err, any HTTP
 // answer as its code and decoded body.
 func (k *kube) call(ctx context.Context, method, path string, body any) (int, obj, error) {
+	return k.callType(ctx, method, path, "application/json", body)
+}
+
+// callType is call with the body's content type (a patch's kind).
+func (k *kube) callType(ctx context.Context, method, path, ctype string, body any) (int, obj, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -74,7 +81,7 @@ func (k *kube) call(ctx context.Context, method, path string, body any) (int, ob
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ctype)
 	req.Header.Set("Accept", "application/json")
 	if k.token != "" {
 		req.Header.Set("Authorization", "Bearer "+k.token)

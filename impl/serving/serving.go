@@ -16,6 +16,10 @@ type Limits struct {
 	Idle time.Duration
 	// MaxHeaderBytes caps the request headers.
 	MaxHeaderBytes int
+	// WriteStall bounds each write of a response to the client: a client
+	// that stops reading (a slow watcher) is cut off after it, rather than
+	// have the events it does not read pile up in memory.
+	WriteStall time.Duration
 }
 
 // Defaults, close to kube-apiserver's (its idle timeout is 90 s; its
@@ -25,6 +29,7 @@ const (
 	DefaultBody           = 60 * time.Second
 	DefaultIdle           = 90 * time.Second
 	DefaultMaxHeaderBytes = 1 << 20
+	DefaultWriteStall     = 10 * time.Second
 )
 
 func (l Limits) withDefaults() Limits {
@@ -40,6 +45,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	if l.WriteStall <= 0 {
+		l.WriteStall = DefaultWriteStall
+	}
 	return l
 }
 
@@ -53,7 +61,7 @@ func (l Limits) withDefaults() Limits {
 func NewServer(h http.Handler, tlsCfg *tls.Config, l Limits) *http.Server {
 	l = l.withDefaults()
 	return &http.Server{
-		Handler:           bodyDeadline(h, l.Body),
+		Handler:           bodyDeadline(writeStall(h, l.WriteStall), l.Body),
 		TLSConfig:         tlsCfg,
 		ReadHeaderTimeout: l.ReadHeader,
 		IdleTimeout:       l.Idle,
