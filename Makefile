@@ -14,6 +14,14 @@ test: lint
 	$(MAKE) fuzz-smoke
 	$(MAKE) race
 
+# 64 clients load converge up over loopback HTTPS for LOADTIME: throughput
+# and p50/p99 per verb, unexpected errors, peak memory, the slow watcher's
+# fate, and writes/s as a ratio of raw etcd's (package reliability).
+LOADTIME ?= 20s
+.PHONY: load
+load:
+	$(GO) test -count=1 ./reliability -run '^$$' -bench BenchmarkLoad -benchtime 1x -args -load.duration=$(LOADTIME)
+
 # The race detector over impl/..., properties/... and cmd/..., rapid
 # properties at RACE_CHECKS checks each (about 6 min on 2 cores).
 RACE_CHECKS ?= 20
