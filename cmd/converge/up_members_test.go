@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -228,4 +229,21 @@ func TestSeedFlowOnThreeMembersUnderFaults(t *testing.T) {
 	}
 	kubectlAcked(t, kc, "delete", "deployment", "myapp", "--ignore-not-found")
 	waitSeed(t, kc, "gone with its pods", func(s seedState, ok bool) bool { return !ok && s.pods == 0 })
+}
+
+func TestUpEtcdMembersFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--etcd-members", "2"}, "--etcd-members must be 1, 3 or 5"},
+		{[]string{"--etcd-members", "0"}, "--etcd-members must be 1, 3 or 5"},
+		{[]string{"--etcd-members", "3", "--etcd-endpoints", "http://127.0.0.1:2379"}, "exclude each other"},
+	} {
+		var out, errOut bytes.Buffer
+		err := runUp(c.args, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("up %v: %v, want a usage error saying %q", c.args, err, c.want)
+		}
+	}
 }
