@@ -14,9 +14,19 @@ import (
 
 var (
 	buildOnce sync.Once
+	builtDir  string // removed by TestMain
 	builtBin  string
 	buildErr  error
 )
+
+// TestMain removes the converge binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
 
 // convergeBin builds cmd/converge once per test binary.
 func convergeBin(t testing.TB) string {
@@ -27,6 +37,7 @@ func convergeBin(t testing.TB) string {
 			buildErr = err
 			return
 		}
+		builtDir = dir
 		goBin, err := exec.LookPath("go")
 		if err != nil {
 			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
