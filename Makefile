@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 15s
 CHECKS    ?= 2000
 
-.PHONY: test demo bench fuzz golden lint build check-model
+.PHONY: test demo bench fuzz golden lint build check-model race
 
 build:
 	$(GO) build ./...
@@ -12,6 +12,21 @@ build:
 test: lint
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) fuzz-smoke
+	$(MAKE) race
+
+# 64 clients load converge up over loopback HTTPS for LOADTIME: throughput
+# and p50/p99 per verb, unexpected errors, peak memory, the slow watcher's
+# fate, and writes/s as a ratio of raw etcd's (package reliability).
+LOADTIME ?= 20s
+.PHONY: load
+load:
+	$(GO) test -count=1 ./reliability -run '^$$' -bench BenchmarkLoad -benchtime 1x -args -load.duration=$(LOADTIME)
+
+# The race detector over impl/..., properties/... and cmd/..., rapid
+# properties at RACE_CHECKS checks each (about 6 min on 2 cores).
+RACE_CHECKS ?= 20
+race:
+	GO=$(GO) RAPID_CHECKS=$(RACE_CHECKS) ./scripts/race.sh
 
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:

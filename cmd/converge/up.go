@@ -24,8 +24,10 @@ import (
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/container/containerd"
 	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/etcd/etcdcluster"
 	"github.com/converge-dev/converge/impl/proxy"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/serving"
 	"github.com/converge-dev/converge/impl/store"
 )
 
@@ -36,8 +38,13 @@ func init() {
 type upFlags struct {
 	dataDir, listen, kubeconfig, endpoints, tokenFile, rulesFile string
 	nodes                                                        int
-	anonymous, quiet, events, heartbeats                         bool
-	tick, eventTTL                                               time.Duration
+	// etcdMembers > 1 runs that many embedded members in-process
+	// (DATA-DIR/etcd-cluster); onEtcdCluster, set by tests, receives the
+	// cluster to inject member faults into.
+	etcdMembers                          int
+	onEtcdCluster                        func(*etcdcluster.Cluster)
+	anonymous, quiet, events, heartbeats bool
+	tick, eventTTL                       time.Duration
 	// runtime is fake or containerd; containerdAddress an existing
 	// daemon's socket (default: a private daemon in DATA-DIR/containerd);
 	// imports are image archives loaded into it at start.
@@ -55,6 +62,7 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.nodes, "nodes", 3, "fake nodes (node-1..node-N)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "where to write the kubeconfig (default DATA-DIR/kubeconfig)")
 	fs.StringVar(&f.endpoints, "etcd-endpoints", "", "an external etcd (comma-separated URLs) instead of the embedded one")
+	fs.IntVar(&f.etcdMembers, "etcd-members", 1, "embedded etcd members (1, 3 or 5), each with its own data dir and loopback URLs")
 	fs.StringVar(&f.tokenFile, "token-file", "", "static token file (CSV: token,user,uid,\"groups\"); default: a generated admin token in DATA-DIR")
 	fs.StringVar(&f.rulesFile, "authorization-rules", "", "authorization rules file (YAML list of rules); default: every authenticated user may do anything")
 	fs.BoolVar(&f.anonymous, "anonymous", false, "let unauthenticated requests in as system:anonymous")
@@ -74,6 +82,12 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.nodes < 0 || f.nodes > 250 {
 		return usageError("--nodes must be between 0 and 250")
+	}
+	if f.etcdMembers != 1 && f.etcdMembers != 3 && f.etcdMembers != 5 {
+		return usageError("--etcd-members must be 1, 3 or 5")
+	}
+	if f.etcdMembers > 1 && f.endpoints != "" {
+		return usageError("--etcd-members and --etcd-endpoints exclude each other")
 	}
 	if f.eventTTL <= 0 {
 		return usageError("--event-ttl must be positive")
@@ -138,7 +152,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", f.listen, err)
 	}
-	hs := &http.Server{Handler: warnOutsideControllers(srv.Handler()), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
+	hs := serving.NewServer(warnOutsideControllers(srv.Handler()), tlsCfg, serving.Limits{})
 	served := make(chan error, 1)
 	go func() { served <- hs.ServeTLS(ln, "", "") }()
 	defer hs.Close()
@@ -194,6 +208,9 @@ func persistentEtcd(f upFlags) (*clientv3.Client, func(), error) {
 			return nil, nil, usageError("%v", err)
 		}
 		return c, func() { c.Close() }, nil
+	}
+	if f.etcdMembers > 1 {
+		return clusterEtcd(f)
 	}
 	e, err := etcd.StartEmbedded(etcd.Config{DataDir: filepath.Join(f.dataDir, "etcd"), Fsync: true})
 	if err != nil {

@@ -284,7 +284,10 @@ func TestCancelledInProcessWatchesLeaveNoGoroutines(t *testing.T) {
 		cancel()
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > base+2 {
+	// A leak would hold one goroutine or more per watch (100); the slack
+	// is for the member's own timers, which come and go (more so under
+	// the race detector).
+	for runtime.NumGoroutine() > base+10 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines after 100 cancelled watches, %d before", runtime.NumGoroutine(), base)
 		}
