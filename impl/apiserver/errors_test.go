@@ -32,7 +32,7 @@ const (
 func badRequests() []badRequest {
 	big := `{"metadata":{"name":"big","annotations":{"a":"` + strings.Repeat("x", 70<<10) + `"}}}`
 	web := func(mut func(string) string) string { return mut(deploymentJSON("web", 2, "nginx:1.27")) }
-	return []badRequest{
+	return append([]badRequest{
 		{name: "malformed JSON", method: "POST", path: deployPath, body: `{"apiVersion":`, code: 400, reason: api.StatusReasonBadRequest},
 		{name: "empty body", method: "POST", path: deployPath, body: " ", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "unknown kind", method: "POST", path: deployPath, body: strings.Replace(deploymentJSON("x", 1, "a"), `"Deployment"`, `"Frobnicator"`, 1), code: 400, reason: api.StatusReasonBadRequest, msg: "kind"},
@@ -111,7 +111,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}
+	}, listQueryBadRequests()...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
@@ -176,6 +176,9 @@ func TestWatchFromCompactedRevisionIsExpired(t *testing.T) {
 	}
 	if ev.Type != "ERROR" || ev.Object.Code != http.StatusGone || ev.Object.Reason != api.StatusReasonExpired || ev.Object.Kind != "Status" {
 		t.Fatalf("want ERROR 410 Expired, got %s", lines[0])
+	}
+	if testing.Verbose() {
+		t.Log(lines[0])
 	}
 	if after := e.rev(); after != rev {
 		t.Fatalf("store revision moved from %d to %d", rev, after)

@@ -107,6 +107,10 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
+	if _, err := checkListQuery(r, false); err != nil {
+		writeError(w, err)
+		return
+	}
 	if !wantsTable(r) {
 		raw, ok, err := s.reg.ListRaw(r.Context(), rt.Resource.Resource, rt.Namespace, o)
 		if err != nil {
@@ -301,6 +305,10 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 	}
 	lo, err := listOptions(r)
 	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if _, err := checkListQuery(r, false); err != nil {
 		writeError(w, err)
 		return
 	}
