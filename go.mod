@@ -15,6 +15,7 @@ require (
 	go.uber.org/zap v1.27.1
 	google.golang.org/grpc v1.83.2
 	google.golang.org/protobuf v1.36.12
+	k8s.io/api v0.37.0
 	k8s.io/apimachinery v0.37.2
 	pgregory.net/rapid v1.3.0
 	sigs.k8s.io/yaml v1.6.0

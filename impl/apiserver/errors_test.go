@@ -57,7 +57,7 @@ func badRequests() []badRequest {
 		{name: "truncated protobuf", method: "POST", path: "/api/v1/namespaces", body: strings.TrimSuffix(protobufNamespace("ns"), "ns"), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "malformed"},
 		{name: "protobuf with an unknown field number", method: "POST", path: "/api/v1/namespaces", body: protobufNamespace("ns", 0x48, 0x01), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "Namespace has no field 9"},
 		{name: "protobuf kind not the URL's", method: "POST", path: deployPath, body: protobufNamespace("ns"), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "does not match the expected"},
-		{name: "protobuf of a kind converge does not read", method: "POST", path: deployPath, body: protobufBody("v1", "ConfigMap", nil), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "unsupported kind"},
+		{name: "protobuf of a kind converge does not read", method: "POST", path: deployPath, body: protobufBody("v1", "PersistentVolumeClaim", nil), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "unsupported kind"},
 		{name: "protobuf patch", method: "PATCH", path: webPath, body: protobufNamespace("web"), hdr: []string{"Content-Type: " + protobufType}, code: 415, reason: api.StatusReasonUnsupportedMediaType},
 		{name: "unknown media type lists protobuf for writes", method: "POST", path: deployPath, body: "x", hdr: []string{"Content-Type: text/xml"}, code: 415, reason: api.StatusReasonUnsupportedMediaType,
 			msg: "application/json, application/yaml, application/vnd.kubernetes.protobuf"},
@@ -111,7 +111,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}, listQueryBadRequests()...)
+	}, append(listQueryBadRequests(), storedBadRequests()...)...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {

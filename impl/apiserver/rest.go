@@ -165,6 +165,12 @@ func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 		return nil, "", api.NewBadRequest("apiserver: reading the body: " + err.Error())
 	}
 	if mt == protobufType {
+		if j, ok, err := storedFromProtobuf(b); ok {
+			if err != nil {
+				return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
+			}
+			return j, "application/json", nil
+		}
 		j, err := kubeproto.ToJSON(b)
 		if err != nil {
 			return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
