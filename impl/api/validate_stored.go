@@ -146,4 +146,3 @@ func defaultStored(obj Object) {
 		}
 	}
 }
-
