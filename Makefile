@@ -11,7 +11,15 @@ build:
 # The default test run: unit, scenario, property and integration tests.
 test: lint
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) test-clients
 	$(MAKE) fuzz-smoke
+
+# Real client-go and controller-runtime, default settings, against an
+# in-process converge; a module of its own (e2e/clients) so the main
+# module does not carry them.
+.PHONY: test-clients
+test-clients:
+	cd e2e/clients && $(GO) test -count=1 -timeout 10m ./...
 
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
@@ -63,3 +71,4 @@ lint:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd e2e/clients && $(GO) vet ./...
