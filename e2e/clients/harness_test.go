@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,41 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 type converge struct {
 	cfg *rest.Config
 	cs  *kubernetes.Clientset
+	// watchLists counts the streaming lists (sendInitialEvents=true
+	// watches) answered 200: proof that a client did not fall back to
+	// LIST.
+	watchLists atomic.Int32
+}
+
+// statusWriter counts a 200 header (a watch writes it before its
+// events) and keeps Flush.
+type statusWriter struct {
+	http.ResponseWriter
+	ok *atomic.Int32
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if code == http.StatusOK {
+		w.ok.Add(1)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// count wraps the apiserver to count streaming lists.
+func (c *converge) count(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("sendInitialEvents") != "true" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(&statusWriter{ResponseWriter: w, ok: &c.watchLists}, r)
+	})
 }
 
 func start(t *testing.T) *converge {
@@ -56,7 +92,8 @@ func start(t *testing.T) *converge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
+	c := &converge{}
+	hs := &http.Server{Handler: c.count(srv.Handler()), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("serve: %v", err)
@@ -68,12 +105,11 @@ func start(t *testing.T) *converge {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
-	cfg := &rest.Config{Host: "https://" + ln.Addr().String(), TLSClientConfig: rest.TLSClientConfig{CAFile: files.CA}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
+	c.cfg = &rest.Config{Host: "https://" + ln.Addr().String(), TLSClientConfig: rest.TLSClientConfig{CAFile: files.CA}}
+	if c.cs, err = kubernetes.NewForConfig(c.cfg); err != nil {
 		t.Fatal(err)
 	}
-	return &converge{cfg: cfg, cs: cs}
+	return c
 }
 
 // ctx is a test's deadline for one client interaction.

@@ -53,6 +53,10 @@ func TestInformersSyncWithDefaults(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("informers not synced after 30s")
 	}
+	// Synced by streaming, not by a LIST after a refused watch.
+	if n := c.watchLists.Load(); n < 3 {
+		t.Fatalf("%d streaming lists answered, want one per informer", n)
+	}
 	if _, ok, _ := deps.GetStore().GetByKey("default/before"); !ok {
 		t.Fatal("the synced deployment cache lacks default/before")
 	}

@@ -96,6 +96,9 @@ func TestControllerRuntimeManagerWithLeaderElection(t *testing.T) {
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" || lease.Spec.RenewTime == nil {
 		t.Fatalf("leader lease %+v", lease.Spec)
 	}
+	if c.watchLists.Load() == 0 {
+		t.Fatal("controller-runtime's cache did not stream its list")
+	}
 	if r.passes.Load() < 3 {
 		t.Fatalf("%d reconciles for 3 steps", r.passes.Load())
 	}
