@@ -11,6 +11,7 @@ build:
 # The default test run: unit, scenario, property and integration tests.
 test: lint
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) test-clients
 	$(MAKE) fuzz-smoke
 	$(MAKE) race
 
@@ -27,6 +28,13 @@ load:
 RACE_CHECKS ?= 20
 race:
 	GO=$(GO) RAPID_CHECKS=$(RACE_CHECKS) ./scripts/race.sh
+
+# Real client-go and controller-runtime, default settings, against an
+# in-process converge; a module of its own (e2e/clients) so the main
+# module does not carry them.
+.PHONY: test-clients
+test-clients:
+	cd e2e/clients && $(GO) test -count=1 -timeout 10m ./...
 
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
@@ -80,3 +88,4 @@ lint:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd e2e/clients && $(GO) vet ./...

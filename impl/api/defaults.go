@@ -55,6 +55,8 @@ func Default(obj Object) {
 		if o.Status.Phase == "" {
 			o.Status.Phase = NamespaceActive
 		}
+	default:
+		defaultStored(obj)
 	}
 }
 

@@ -190,6 +190,7 @@ var (
 )
 
 func init() {
+	table = append(table, storedEntries...)
 	for i := range table {
 		e := &table[i]
 		r := e.info

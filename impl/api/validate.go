@@ -51,6 +51,8 @@ func ValidateUpdate(old, obj Object) error {
 		}
 	case *Node:
 		validateNodeUpdate(e, old.(*Node), o)
+	default:
+		validateStoredUpdate(e, old, obj)
 	}
 	return invalidOrNil(obj, km, e.list)
 }
@@ -113,6 +115,9 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
 		e.nonNegative("spec.replicas", int64(o.Spec.Replicas))
 	default:
+		if validateStored(e, obj, km) {
+			return km, e, nil
+		}
 		return km, nil, NewBadRequest(fmt.Sprintf("api: cannot validate %T", obj))
 	}
 	return km, e, nil

@@ -124,8 +124,8 @@ func sameJSON(a, b any) bool {
 
 // applyConflict is one field another manager owns with another value.
 type applyConflict struct {
-	manager, apiVersion string
-	path                fieldpath.Path
+	manager, apiVersion, subresource string
+	path                             fieldpath.Path
 }
 
 // applyConfiguration is server-side apply on the object level: it merges
@@ -157,6 +157,7 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 	entries := readManagers(live)
 
 	var conflicts []applyConflict
+	var owners []int // conflicts[i] is with entries[owners[i]]
 	for i, e := range entries {
 		if e.is(manager, operationApply) {
 			continue
@@ -170,14 +171,20 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 			if !ok || sameJSON(av, lv) {
 				continue // same value: shared ownership, as in Kubernetes
 			}
-			conflicts = append(conflicts, applyConflict{e.manager, e.apiVersion, p})
-			if force {
-				entries[i].set.Remove(p)
-			}
+			conflicts = append(conflicts, applyConflict{manager: e.manager, apiVersion: e.apiVersion, subresource: e.subresource, path: p})
+			owners = append(owners, i)
 		}
 	}
 	if len(conflicts) > 0 && !force {
-		return nil, newApplyConflict(conflicts)
+		if rest := notLastApplied(conflicts, live, t, manager); len(rest) > 0 {
+			return nil, newApplyConflict(rest)
+		}
+		force = true // every conflict is kubectl's own client-side apply's
+	}
+	if force {
+		for i, c := range conflicts {
+			entries[owners[i]].set.Remove(c.path)
+		}
 	}
 
 	merged, _ := mergeApplied(liveMap, applied, t, fieldExt{}).(map[string]any)
@@ -261,6 +268,9 @@ func newApplyConflict(conflicts []applyConflict) *api.StatusError {
 	causes := make([]api.StatusCause, 0, len(conflicts))
 	for _, c := range conflicts {
 		who := fmt.Sprintf("%q using %s", c.manager, c.apiVersion)
+		if c.subresource != "" {
+			who = fmt.Sprintf("%q with subresource %q using %s", c.manager, c.subresource, c.apiVersion)
+		}
 		if _, ok := byManager[who]; !ok {
 			order = append(order, who)
 		}
@@ -299,8 +309,9 @@ func newApplyConflict(conflicts []applyConflict) *api.StatusError {
 // managedFields: manager gets an Update entry owning every field whose
 // value changed (taken from other managers without conflict, as in
 // Kubernetes), and fields gone from the object are owned by nobody. old is
-// nil for a create. The ownership before the write is old's; whatever
-// managedFields the client sent is ignored. Status is never recorded.
+// nil for a create. The ownership before the write is old's, unless the
+// client sent managedFields of its own (sentManagers): then, as in
+// Kubernetes, those. Status is never recorded.
 func recordUpdate(old, newObj api.Object, manager string) {
 	if newObj == nil || manager == "" {
 		return
@@ -318,6 +329,8 @@ func recordUpdate(old, newObj api.Object, manager string) {
 	entries := readManagers(old)
 	if old == nil {
 		entries = nil
+	} else if sent, ok := sentManagers(old, newObj); ok {
+		entries = sent
 	}
 	newSet := fieldSet(newMap, t)
 	changed := newSet // a create changes every field

@@ -56,6 +56,12 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 			writeError(w, err)
 			return
 		}
+		if live != nil && unchangedBy(live, obj) {
+			// As in Kubernetes, an apply that changes nothing writes
+			// nothing: the resourceVersion stays.
+			writeJSON(w, http.StatusOK, live)
+			return
+		}
 		var out api.Object
 		code := http.StatusOK
 		if live == nil {
@@ -77,4 +83,22 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 		writeJSON(w, code, out)
 		return
 	}
+}
+
+// unchangedBy reports whether writing obj over live would store what is
+// stored: obj is defaulted as the registry would, and resourceVersions
+// are not compared.
+func unchangedBy(live, obj api.Object) bool {
+	api.Default(obj)
+	a, errA := objectMap(live)
+	b, errB := objectMap(obj)
+	if errA != nil || errB != nil {
+		return false
+	}
+	for _, m := range []map[string]any{a, b} {
+		if meta, ok := m["metadata"].(map[string]any); ok {
+			delete(meta, "resourceVersion")
+		}
+	}
+	return sameJSON(a, b)
 }

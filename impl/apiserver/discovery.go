@@ -89,6 +89,9 @@ func resourceList(group, version string) apiResourceList {
 	return out
 }
 
+// coordinationGroup serves Leases, which leader election holds.
+const coordinationGroup = "coordination.k8s.io"
+
 // autoscaling/v1 is served (Scale is its kind) but not listed in /apis:
 // it has no top-level resources, and discovery clients fail on a group
 // version with an empty resource list.
@@ -105,7 +108,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 			ServerAddressByClientCIDRs: []serverAddressCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
 	case "/apis":
 		body = apiGroupList{Kind: "APIGroupList", APIVersion: "v1",
-			Groups: []apiGroup{groupOf("apps"), groupOf("authorization.k8s.io")}}
+			Groups: []apiGroup{groupOf("apps"), groupOf("authorization.k8s.io"), groupOf(coordinationGroup)}}
 	case "/apis/apps":
 		g := groupOf("apps")
 		body = struct {
@@ -125,6 +128,14 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 		body = resourceList("apps", "v1")
 	case "/apis/autoscaling/v1":
 		body = resourceList("autoscaling", "v1")
+	case "/apis/" + coordinationGroup:
+		body = struct {
+			Kind       string `json:"kind"`
+			APIVersion string `json:"apiVersion"`
+			apiGroup
+		}{"APIGroup", "v1", groupOf(coordinationGroup)}
+	case "/apis/" + coordinationGroup + "/v1":
+		body = resourceList(coordinationGroup, "v1")
 	default:
 		var ok bool
 		if body, ok = authorizationDiscovery(strings.TrimSuffix(path, "/")); !ok {

@@ -32,7 +32,7 @@ const (
 func badRequests() []badRequest {
 	big := `{"metadata":{"name":"big","annotations":{"a":"` + strings.Repeat("x", 70<<10) + `"}}}`
 	web := func(mut func(string) string) string { return mut(deploymentJSON("web", 2, "nginx:1.27")) }
-	return []badRequest{
+	return append([]badRequest{
 		{name: "malformed JSON", method: "POST", path: deployPath, body: `{"apiVersion":`, code: 400, reason: api.StatusReasonBadRequest},
 		{name: "empty body", method: "POST", path: deployPath, body: " ", code: 400, reason: api.StatusReasonBadRequest},
 		{name: "unknown kind", method: "POST", path: deployPath, body: strings.Replace(deploymentJSON("x", 1, "a"), `"Deployment"`, `"Frobnicator"`, 1), code: 400, reason: api.StatusReasonBadRequest, msg: "kind"},
@@ -57,7 +57,7 @@ func badRequests() []badRequest {
 		{name: "truncated protobuf", method: "POST", path: "/api/v1/namespaces", body: strings.TrimSuffix(protobufNamespace("ns"), "ns"), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "malformed"},
 		{name: "protobuf with an unknown field number", method: "POST", path: "/api/v1/namespaces", body: protobufNamespace("ns", 0x48, 0x01), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "Namespace has no field 9"},
 		{name: "protobuf kind not the URL's", method: "POST", path: deployPath, body: protobufNamespace("ns"), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "does not match the expected"},
-		{name: "protobuf of a kind converge does not read", method: "POST", path: deployPath, body: protobufBody("v1", "ConfigMap", nil), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "unsupported kind"},
+		{name: "protobuf of a kind converge does not read", method: "POST", path: deployPath, body: protobufBody("v1", "PersistentVolumeClaim", nil), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "unsupported kind"},
 		{name: "protobuf patch", method: "PATCH", path: webPath, body: protobufNamespace("web"), hdr: []string{"Content-Type: " + protobufType}, code: 415, reason: api.StatusReasonUnsupportedMediaType},
 		{name: "unknown media type lists protobuf for writes", method: "POST", path: deployPath, body: "x", hdr: []string{"Content-Type: text/xml"}, code: 415, reason: api.StatusReasonUnsupportedMediaType,
 			msg: "application/json, application/yaml, application/vnd.kubernetes.protobuf"},
@@ -111,7 +111,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}
+	}, append(listQueryBadRequests(), storedBadRequests()...)...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
@@ -176,6 +176,9 @@ func TestWatchFromCompactedRevisionIsExpired(t *testing.T) {
 	}
 	if ev.Type != "ERROR" || ev.Object.Code != http.StatusGone || ev.Object.Reason != api.StatusReasonExpired || ev.Object.Kind != "Status" {
 		t.Fatalf("want ERROR 410 Expired, got %s", lines[0])
+	}
+	if testing.Verbose() {
+		t.Log(lines[0])
 	}
 	if after := e.rev(); after != rev {
 		t.Fatalf("store revision moved from %d to %d", rev, after)

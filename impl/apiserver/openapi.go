@@ -33,7 +33,7 @@ var (
 func openAPIDocuments() (map[string]openAPIDoc, error) {
 	openAPIOnce.Do(func() {
 		docs := map[string]openAPIDoc{}
-		for _, gv := range []string{"v1", "apps/v1", "autoscaling/v1"} {
+		for _, gv := range servedGroupVersions {
 			b, err := buildOpenAPIDocument(gv)
 			if err != nil {
 				openAPIErr = err
@@ -174,7 +174,7 @@ func buildOpenAPIDocument(gv string) ([]byte, error) {
 	// Every group version answers with Status and accepts DeleteOptions.
 	addKind(&api.Status{}, gvkExt("", "v1", "Status"))
 	addKind(&api.DeleteOptions{}, gvkExt("", "v1", "DeleteOptions"), gvkExt("apps", "v1", "DeleteOptions"),
-		gvkExt("autoscaling", "v1", "DeleteOptions"))
+		gvkExt("autoscaling", "v1", "DeleteOptions"), gvkExt(coordinationGroup, "v1", "DeleteOptions"))
 	doc := map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]any{"title": "Kubernetes", "version": api.Version},

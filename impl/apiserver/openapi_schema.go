@@ -84,6 +84,9 @@ var metaTypes = map[string]bool{
 // componentName is Kubernetes' schema name for a Go type of impl/api.
 func componentName(t reflect.Type) string {
 	n := t.Name()
+	if name, ok := kubeComponentName(t); ok {
+		return name
+	}
 	switch {
 	case t == intOrStringType:
 		return "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
@@ -118,7 +121,7 @@ func (g *schemaGen) schemaFor(t reflect.Type) map[string]any {
 		t = t.Elem()
 	}
 	switch t {
-	case timeType, microTimeType:
+	case timeType, microTimeType, kubeTimeType, kubeMicroTimeType:
 		return g.named(t, func() map[string]any { return map[string]any{"type": "string", "format": "date-time"} })
 	case intOrStringType:
 		return g.named(t, func() map[string]any {

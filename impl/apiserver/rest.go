@@ -107,6 +107,10 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
+	if _, err := checkListQuery(r, false); err != nil {
+		writeError(w, err)
+		return
+	}
 	if !wantsTable(r) {
 		raw, ok, err := s.reg.ListRaw(r.Context(), rt.Resource.Resource, rt.Namespace, o)
 		if err != nil {
@@ -161,6 +165,12 @@ func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 		return nil, "", api.NewBadRequest("apiserver: reading the body: " + err.Error())
 	}
 	if mt == protobufType {
+		if j, ok, err := storedFromProtobuf(b); ok {
+			if err != nil {
+				return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
+			}
+			return j, "application/json", nil
+		}
 		j, err := kubeproto.ToJSON(b)
 		if err != nil {
 			return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
@@ -301,6 +311,10 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 	}
 	lo, err := listOptions(r)
 	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if _, err := checkListQuery(r, false); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -207,6 +207,9 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 	case "Event":
 		return eventColumns, func(o api.Object) []any { return eventCells(o.(*api.Event)) }
 	}
+	if cols, row, ok := storedPrinter(kind); ok {
+		return cols, row
+	}
 	return []tableColumn{col("Name", "string", 0), col("Age", "string", 0)},
 		func(o api.Object) []any { return []any{name(o), age(o)} }
 }

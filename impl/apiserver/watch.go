@@ -22,6 +22,11 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
+	mode, err := checkListQuery(r, true)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	if rt.Name != "" { // GET .../pods/web?watch=true watches one object
 		lo.FieldSelector = strings.Trim(lo.FieldSelector+",metadata.name="+rt.Name, ",")
 	}
@@ -43,9 +48,36 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 			defer cancel()
 		}
 	}
-	if err := s.seedSelection(ctx, rt, lo, &sel); err != nil {
-		writeError(w, err)
-		return
+	var initial []api.Object
+	switch {
+	case mode.initialEvents:
+		// The objects that exist, at the latest revision (which is not
+		// older than any resourceVersion given), then what follows it.
+		lo.Limit, lo.Continue, lo.ResourceVersion = 0, "", ""
+		list, err := s.reg.List(ctx, rt.Resource.Resource, rt.Namespace, lo)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		initial = list.GetItems()
+		lo.ResourceVersion = list.GetListMeta().ResourceVersion
+		if sel.labels != nil || len(sel.fields) > 0 {
+			sel.selected = map[string]bool{}
+		}
+	case lo.ResourceVersion == "" || lo.ResourceVersion == "0":
+		// sendInitialEvents=false: only what happens from now on.
+		rev, err := s.reg.Rev(ctx)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		lo.ResourceVersion = strconv.FormatInt(rev, 10)
+		fallthrough
+	default:
+		if err := s.seedSelection(ctx, rt, lo, &sel); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 	events, err := s.reg.Watch(ctx, rt.Resource.Resource, rt.Namespace, lo.ResourceVersion)
 	if err != nil {
@@ -53,7 +85,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	var bookmarks <-chan time.Time
-	if q.Get("allowWatchBookmarks") == "true" {
+	if mode.bookmarks {
 		t := time.NewTicker(s.bookmark)
 		defer t.Stop()
 		bookmarks = t.C
@@ -88,20 +120,29 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 		}
 		return true
 	}
+	bookmark := func(annotations map[string]string) bool {
+		bm, err := api.New(rt.Resource.Resource)
+		if err != nil {
+			return true
+		}
+		m := bm.GetObjectMeta()
+		m.ResourceVersion, m.Annotations = lastRV, annotations
+		return send(api.EventBookmark, bm)
+	}
+	for _, obj := range initial {
+		if typ, ok := sel.translate(api.EventAdded, obj); ok && !send(typ, obj) {
+			return
+		}
+	}
+	if mode.initialEvents && mode.bookmarks && !bookmark(map[string]string{initialEventsEnd: "true"}) {
+		return
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-bookmarks:
-			if lastRV == "" || lastRV == "0" {
-				continue
-			}
-			bm, err := api.New(rt.Resource.Resource)
-			if err != nil {
-				continue
-			}
-			bm.GetObjectMeta().ResourceVersion = lastRV
-			if !send(api.EventBookmark, bm) {
+			if !bookmark(nil) {
 				return
 			}
 		case ev, ok := <-events:
@@ -137,15 +178,12 @@ type eventFilter struct {
 
 // seedSelection fills f.selected with what matched at the watch's start
 // revision, so that a change leaving the selection is seen as DELETED.
-// A watch from "" or "0" starts with ADDED events that seed it instead.
+// A watch with initial events is seeded by its ADDED events instead.
 func (s *Server) seedSelection(ctx context.Context, rt route, lo registry.ListOptions, f *eventFilter) error {
 	if f.labels == nil && len(f.fields) == 0 {
 		return nil
 	}
 	f.selected = map[string]bool{}
-	if lo.ResourceVersion == "" || lo.ResourceVersion == "0" {
-		return nil
-	}
 	lo.Limit, lo.Continue = 0, ""
 	list, err := s.reg.List(ctx, rt.Resource.Resource, rt.Namespace, lo)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ func (w *watchStream) next(obj api.Object) api.EventType {
 		w.t.Fatalf("watch ended: %v", w.sc.Err())
 	}
 	var ev api.WatchEvent
+	reflect.ValueOf(obj).Elem().SetZero()
 	if err := json.Unmarshal(w.sc.Bytes(), &ev); err != nil {
 		w.t.Fatalf("event %s: %v", w.sc.Bytes(), err)
 	}
