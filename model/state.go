@@ -11,7 +11,8 @@ var ErrNotEnabled = errors.New("model: action not enabled")
 
 // Config selects variants of the model. The zero value is the correct model.
 type Config struct {
-	Mutant Mutant
+	// Decisions replaces components' decisions (tests and mutants only).
+	Decisions Decisions
 }
 
 // State is the whole cluster: the store, the logical clock, every
@@ -176,7 +177,7 @@ func (st *State) step(a Action) Result {
 			limit = a.CrashAfter
 		}
 		t := &tx{st: st, actor: c.Name, limit: limit}
-		c.role.reconcile(c.Memory, st, t, a.Key)
+		st.cfg.Decisions.For(c.Name)(c.Memory, st, t, a.Key)
 		if a.CrashAfter > 0 {
 			c.crash()
 		} else if t.failed {
@@ -284,7 +285,6 @@ func (st *State) fault(a Action) Result {
 var _ Host = (*State)(nil)
 
 func (st *State) Live(r Ref) Obj            { return st.store.get(r) }
-func (st *State) Mutant() Mutant            { return st.cfg.Mutant }
 func (st *State) NodeIndex(node string) int { return st.nodeIndex[node] }
 
 // Rules returns a node's kube-proxy rules (read-only).

@@ -44,11 +44,13 @@ type Campaign struct {
 	Faults bool
 	// Target: TargetModel (default) or TargetLockstep.
 	Target Target
-	// Mutant applies to the model and, for lockstep, to the implementation.
-	Mutant model.Mutant
+	// Decisions replaces components' decisions in the model and, for
+	// lockstep, in the implementation: a mutant of the catalogue
+	// (properties/mutants). Nil runs the shipped code.
+	Decisions model.Decisions
 	// NewStepped starts a fresh stepped cluster (its own key prefix) running
-	// mutant; required for TargetLockstep. The campaign closes it.
-	NewStepped func(mutant model.Mutant) (*cluster.Stepped, error)
+	// decisions; required for TargetLockstep. The campaign closes it.
+	NewStepped func(decisions model.Decisions) (*cluster.Stepped, error)
 	// Progress, when set, is called after every run of the property, on the
 	// campaign's goroutine.
 	Progress func(Progress)
@@ -91,11 +93,8 @@ func (c Campaign) Run() (Outcome, error) {
 	if c.Checks < 0 || c.Steps < 0 || c.ShrinkTime < 0 {
 		return Outcome{}, fmt.Errorf("%w: checks, steps and shrink time must be positive", ErrBadCampaign)
 	}
-	if err := ValidMutant(c.Mutant); err != nil {
-		return Outcome{}, err
-	}
 	var body func(*rapid.T)
-	cfg := model.Config{Mutant: c.Mutant}
+	cfg := model.Config{Decisions: c.Decisions}
 	switch c.Target {
 	case TargetModel:
 		body = func(rt *rapid.T) { modelProperty(rt, cfg, c.Faults) }
@@ -104,7 +103,7 @@ func (c Campaign) Run() (Outcome, error) {
 			return Outcome{}, fmt.Errorf("%w: lockstep needs NewStepped", ErrBadCampaign)
 		}
 		body = func(rt *rapid.T) {
-			s, err := c.NewStepped(c.Mutant)
+			s, err := c.NewStepped(c.Decisions)
 			if err != nil {
 				rt.Fatalf("start the stepped cluster: %v", err)
 			}
@@ -159,21 +158,6 @@ func (c Campaign) Run() (Outcome, error) {
 
 // campaignMu serializes campaigns: rapid's settings are global.
 var campaignMu sync.Mutex
-
-// ValidMutant accepts "" and the names in model.Mutants.
-func ValidMutant(m model.Mutant) error {
-	if m == model.MutantNone {
-		return nil
-	}
-	var names []string
-	for _, k := range model.Mutants {
-		if k == m {
-			return nil
-		}
-		names = append(names, string(k))
-	}
-	return fmt.Errorf("%w: unknown mutant %q (one of %s)", ErrBadCampaign, m, strings.Join(names, ", "))
-}
 
 func setFlags(values map[string]string) (undo func(), err error) {
 	old := map[string]string{}

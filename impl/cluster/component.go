@@ -187,7 +187,7 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 	if c.user != nil {
 		c.reconcileUser(ctx, key, w)
 	} else {
-		model.Reconcile(c.mem, &host{env: c.env, ctx: ctx}, w, key)
+		c.env.decisions.For(c.name)(c.mem, &host{env: c.env, ctx: ctx}, w, key)
 	}
 	c.mu.Unlock()
 	switch {
@@ -239,7 +239,6 @@ func (h *host) Live(r model.Ref) model.Obj {
 }
 
 func (h *host) Now() int64                               { return h.env.now() }
-func (h *host) Mutant() model.Mutant                     { return h.env.mutant }
 func (h *host) NodeIndex(node string) int                { return h.env.nodes.indexOf(node) }
 func (h *host) Containers(node string) []model.Container { return h.env.nodes.containers(h.ctx, node) }
 func (h *host) Rules(node string) map[string]model.Rule  { return h.env.nodes.rulesOf(node) }

@@ -26,8 +26,9 @@ var ErrTimeout = errors.New("cluster: timed out waiting for etcd")
 type SteppedConfig struct {
 	// Store is the etcd-backed store (one key prefix per cluster).
 	Store *store.Store
-	// Mutant selects a variant of the shared decision code (tests only).
-	Mutant model.Mutant
+	// Decisions replaces components' shared decision code, as the model's
+	// Config.Decisions does (tests and mutants only).
+	Decisions model.Decisions
 	// Timeout bounds each wait for etcd. Default 10s.
 	Timeout time.Duration
 	// Runtime gives each node's container runtime. Default: in-memory fakes.
@@ -124,7 +125,7 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 	}
 	s.env = &env{
 		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
-		now: s.logical.Load, mutant: cfg.Mutant,
+		now: s.logical.Load, decisions: cfg.Decisions,
 		report:  s.report,
 		stepped: stepped,
 	}

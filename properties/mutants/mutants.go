@@ -5,6 +5,7 @@ import (
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 )
 
 // Mutant is one buggy controller of the catalogue.
@@ -15,17 +16,23 @@ type Mutant struct {
 	Bug string
 	// Caught is a substring of the failure the property reports.
 	Caught string
-	// Spec plugs the buggy controller in place of a built-in component.
+	// Spec plugs the buggy controller in place of a built-in component
+	// (properties.CheckController, the implementation alone).
 	Spec cluster.ControllerSpec
+	// Decisions, when set, is the same bug in the shared decision code
+	// (package decide), for the model property, the lockstep and
+	// `converge check --mutant`.
+	Decisions model.Decisions
 }
 
 // All is the catalogue, in the README's order.
 var All = []Mutant{
 	{
-		Name:   "replicaset-no-expectations",
-		Bug:    "counts pods from its cache without waiting for its own creates to show",
-		Caught: "a ReplicaSet never has more pods than it asked for",
-		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newNoExpectations},
+		Name:      "replicaset-no-expectations",
+		Bug:       "counts pods from its cache without waiting for its own creates to show",
+		Caught:    "a ReplicaSet never has more pods than it asked for",
+		Spec:      cluster.ControllerSpec{Name: model.ReplicaSetController, New: newNoExpectations},
+		Decisions: decide.ReplicaSetNoExpectations,
 	},
 	{
 		Name:   "replicaset-edge-triggered",
@@ -34,10 +41,11 @@ var All = []Mutant{
 		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newEdgeTriggered},
 	},
 	{
-		Name:   "endpoints-lists-unready",
-		Bug:    "lists every selected pod with an IP, ready or not",
-		Caught: "endpoints name only pods that were ready",
-		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newUnreadyEndpoints},
+		Name:      "endpoints-lists-unready",
+		Bug:       "lists every selected pod with an IP, ready or not",
+		Caught:    "endpoints name only pods that were ready",
+		Spec:      cluster.ControllerSpec{Name: model.EndpointsController, New: newUnreadyEndpoints},
+		Decisions: decide.EndpointsListsUnready,
 	},
 	{
 		Name:   "endpoints-create-only",
@@ -46,10 +54,11 @@ var All = []Mutant{
 		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newCreateOnlyEndpoints},
 	},
 	{
-		Name:   "gc-trusts-cache",
-		Bug:    "deletes a dependent whose owner is missing from its cache, without a live read",
-		Caught: "the garbage collector deletes only orphans",
-		Spec:   cluster.ControllerSpec{Name: model.GarbageCollector, New: newCacheTrustingGC},
+		Name:      "gc-trusts-cache",
+		Bug:       "deletes a dependent whose owner is missing from its cache, without a live read",
+		Caught:    "the garbage collector deletes only orphans",
+		Spec:      cluster.ControllerSpec{Name: model.GarbageCollector, New: newCacheTrustingGC},
+		Decisions: decide.GCTrustsCache,
 	},
 	{
 		Name:   "deployment-ignores-maxsurge",
