@@ -117,6 +117,10 @@ type component struct {
 	// schedule serves fresh work first.
 	retry map[string]bool
 
+	// apiErr is an armed transient API error (fault api-error): the HTTP
+	// code the component's next store write fails with.
+	apiErr int
+
 	held   bool // fault: events held back
 	broken bool // watch dropped: the next delivery relists
 	down   bool // per-node components of a node that is down
@@ -186,6 +190,7 @@ func (c *component) crash() {
 	c.queue = nil
 	c.queued = make(map[string]bool)
 	c.retry = make(map[string]bool)
+	c.apiErr = 0
 	c.broken = true
 }
 

@@ -13,7 +13,7 @@ var ErrViolation = errors.New("model: invariant violated")
 // one Checker follows one run. The same checker runs on the model and on the
 // projected implementation.
 type Checker struct {
-	everReady map[string]bool // pod names that have been ready (names are never reused)
+	everReady map[string]bool // pod names that have been ready (a reused name keeps its record)
 	rsMax     map[int64]int   // ReplicaSet UID -> highest spec.replicas it has had
 	surgeMax  map[int64]int   // Deployment UID -> highest replicas+maxSurge it has had
 	lastRev   int64
@@ -49,6 +49,9 @@ func (c *Checker) checkWrite(s *Snapshot, w Write) error {
 	c.lastRev = w.Rev
 	if p, _ := w.After.(*Pod); p != nil {
 		before, _ := w.Before.(*Pod)
+		if before != nil && before.UID != p.UID {
+			before = nil // a name reused after the old object went (as StatefulSets do)
+		}
 		if before != nil && before.NodeName != "" && before.NodeName != p.NodeName {
 			return violation("a pod is bound at most once", "%s moved from %s to %s by %s", w.Ref, before.NodeName, p.NodeName, w.Actor)
 		}

@@ -176,7 +176,7 @@ func (st *State) step(a Action) Result {
 		if a.CrashAfter > 0 {
 			limit = a.CrashAfter
 		}
-		t := &tx{st: st, actor: c.Name, limit: limit}
+		t := &tx{st: st, actor: c.Name, limit: limit, comp: c}
 		st.cfg.Decisions.For(c.Name)(c.Memory, st, t, a.Key)
 		if a.CrashAfter > 0 {
 			c.crash()
@@ -262,6 +262,8 @@ func (st *State) fault(a Action) Result {
 		}
 	case OpCrash:
 		c.crash()
+	case OpAPIError:
+		c.apiErr = a.N
 	case OpCrashContainer:
 		rt := st.runtime[a.Who]
 		for _, ctr := range st.Containers(a.Who) {

@@ -293,6 +293,8 @@ func (s *Stepped) fault(a model.Action) model.Result {
 	switch a.Op {
 	case model.OpHold:
 		c.held = true
+	case model.OpAPIError:
+		c.arm(a.N)
 	case model.OpRelease:
 		c.held = false
 	case model.OpDropWatch:
