@@ -20,13 +20,15 @@ var scriptHeader = regexp.MustCompile(`(model: invariant violated|model: not con
 // shrunk script accepted (0: only required to be caught; those bugs need a
 // long setup, several pods and a not-ready window). Seeds make the test
 // deterministic; after a change to the model or the generator, pick new
-// ones with -rapid.seed.
+// ones with -rapid.seed. (replicaset-no-expectations moved from seed 2 to 1
+// when the api-error fault joined the generator's fault list: seed 2 then
+// shrank to 28 actions.)
 var teeth = []struct {
 	mutant  string // a name in the catalogue, properties/mutants
 	seed    string
 	longest int
 }{
-	{"replicaset-no-expectations", "2", 20},
+	{"replicaset-no-expectations", "1", 20},
 	{"gc-trusts-cache", "3", 12},
 	{"endpoints-lists-unready", "3", 0},
 }

@@ -66,6 +66,21 @@ var All = []Mutant{
 		Caught: "a rollout stays within replicas+maxSurge",
 		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newSurgeBlind},
 	},
+	// Issue 22's bug classes 4 and 7, reachable now that a user's return
+	// value decides the retry and transient API errors are a fault (class 2
+	// is in Elusive).
+	{
+		Name:   "replicaset-swallows-errors",
+		Bug:    "logs a failed write and returns nil, so the key is never retried (class 4)",
+		Caught: "model: not converged",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newSwallower},
+	},
+	{
+		Name:   "replicaset-trusts-restart",
+		Bug:    "after a restart takes every ReplicaSet that has pods as done by its previous incarnation: nothing owed (class 7)",
+		Caught: "model: not converged",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newRestartTruster},
+	},
 }
 
 // Elusive lists real bugs that the property's invariants would flag but
@@ -73,6 +88,18 @@ var All = []Mutant{
 // budget (see the README's mutant table), kept so that a better generator
 // can be measured against them.
 var Elusive = []Mutant{
+	{
+		// Class 2. The forced write lands now that a failed write no
+		// longer stops the reconcile, but it reverts the deployment
+		// controller's spec.replicas, which no invariant here owns; the
+		// controllers then fight, and at 100 drawn actions a campaign
+		// ends in a quiesce that does not finish. A lost-update (user
+		// intent) oracle is what flags it at the first revert.
+		Name:   "replicaset-stale-retry",
+		Bug:    "on a conflict re-sends its stale cached ReplicaSet without a resourceVersion, reverting newer writes (class 2)",
+		Caught: "quiesce did not finish",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newStaleRetrier},
+	},
 	{
 		// Needs a node removed (or gone NotReady) while a pod is pending
 		// and before the scheduler has seen it: a rare interleaving.

@@ -34,9 +34,12 @@ var pinned = map[string]uint64{
 	"replicaset-no-expectations":  4,
 	"replicaset-edge-triggered":   1,
 	"endpoints-create-only":       3,
-	"endpoints-lists-unready":     5,
+	"endpoints-lists-unready":     3,
 	"gc-trusts-cache":             3,
 	"deployment-ignores-maxsurge": 3,
+	// Issue 22: the transient API error and a crash mid-batch.
+	"replicaset-swallows-errors": 3,
+	"replicaset-trusts-restart":  1,
 }
 
 // TestMutantsAreCaughtAndShrunk proves CheckController has teeth: each
