@@ -36,6 +36,7 @@ const (
 	OpNodeDown       // partition a node: its kubelet and kube-proxy stop
 	OpNodeUp         // heal it
 	OpAPIError       // the component's next API call fails transiently (N: 429, 503 or 504)
+	OpTimeTravel     // crash and restart a component whose list is served at the revision it had reached
 )
 
 var opNames = map[Op]string{
@@ -44,7 +45,7 @@ var opNames = map[Op]string{
 	OpTick: "tick", OpDeliver: "deliver", OpRelist: "relist", OpReconcile: "reconcile", OpHeartbeat: "heartbeat",
 	OpHold: "hold", OpRelease: "release", OpDropWatch: "drop-watch", OpCompact: "compact",
 	OpCrash: "crash", OpCrashContainer: "crash-container", OpNodeDown: "node-down", OpNodeUp: "node-up",
-	OpAPIError: "api-error",
+	OpAPIError: "api-error", OpTimeTravel: "time-travel",
 }
 
 func (o Op) String() string { return opNames[o] }
@@ -52,7 +53,7 @@ func (o Op) String() string { return opNames[o] }
 // IsUser, IsFault and IsStep classify an action.
 func (o Op) IsUser() bool  { return o >= OpApply && o <= OpTick }
 func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
-func (o Op) IsFault() bool { return o >= OpHold && o <= OpAPIError }
+func (o Op) IsFault() bool { return o >= OpHold && o <= OpTimeTravel }
 
 // Action is one step of an interleaving. Unused fields are zero.
 type Action struct {
@@ -127,7 +128,7 @@ func (a Action) String() string {
 		arg(a.Who)
 		arg(a.Kind.Resource())
 	case OpAddNode, OpRemoveNode, OpHeartbeat, OpNodeDown, OpNodeUp,
-		OpRelist, OpHold, OpRelease, OpDropWatch, OpCrash:
+		OpRelist, OpHold, OpRelease, OpDropWatch, OpCrash, OpTimeTravel:
 		arg(a.Who)
 	case OpReconcile:
 		arg(a.Who)

@@ -121,6 +121,10 @@ type component struct {
 	// code the component's next store write fails with.
 	apiErr int
 
+	// travel: restarted by time-travel; the next relist is served at the
+	// revisions its informers had reached, not the latest (timetravel.go).
+	travel bool
+
 	held   bool // fault: events held back
 	broken bool // watch dropped: the next delivery relists
 	down   bool // per-node components of a node that is down
@@ -192,6 +196,7 @@ func (c *component) crash() {
 	c.retry = make(map[string]bool)
 	c.apiErr = 0
 	c.broken = true
+	c.travel = false
 }
 
 // nextEvent finds the next log entry of kind k, from that informer's cursor.

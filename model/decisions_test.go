@@ -75,7 +75,7 @@ func TestActionScriptRoundTripsAndRejectsGarbage(t *testing.T) {
 	for _, l := range []string{
 		"apply web replicas=3 image=nginx:1 surge=1 unavailable=25%", "scale web 0", "set-image web nginx:2",
 		"delete pods/web-x-0", "add-node node-1", "tick", "deliver scheduler pods", "relist scheduler",
-		"reconcile replicaset-controller web-x crash-after=2", "crash-container node-1 web-x-0", "compact", "api-error scheduler 503",
+		"reconcile replicaset-controller web-x crash-after=2", "crash-container node-1 web-x-0", "compact", "api-error scheduler 503", "time-travel scheduler",
 	} {
 		a, err := ParseAction(l)
 		if err != nil || a.String() != l {

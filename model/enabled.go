@@ -48,6 +48,8 @@ func (st *State) enabled(a Action) bool {
 		return !c.down
 	case OpAPIError:
 		return !c.down && c.apiErr == 0 && TransientCode(a.N)
+	case OpTimeTravel:
+		return !c.down && !c.broken
 	}
 	return false
 }

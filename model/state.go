@@ -196,6 +196,9 @@ func (st *State) step(a Action) Result {
 // relist replaces a broken watch: the view becomes the current store
 // (intermediate states unseen) and every key is queued.
 func (st *State) relist(c *component) string {
+	if c.travel {
+		return st.relistStale(c)
+	}
 	c.Clear()
 	for r, o := range st.store.objs {
 		if c.role.watches.has(r.Kind) {
@@ -233,7 +236,7 @@ func (st *State) trimLog() {
 	min := st.store.logEnd()
 	for _, c := range st.comps {
 		for k, cur := range c.cursor {
-			if !c.broken && c.role.watches.has(Kind(k)) && cur < min {
+			if (!c.broken || c.travel) && c.role.watches.has(Kind(k)) && cur < min {
 				min = cur
 			}
 		}
@@ -250,13 +253,14 @@ func (st *State) fault(a Action) Result {
 		c.held = false
 	case OpDropWatch:
 		c.broken = true
+		c.travel = false
 	case OpCompact:
 		// Watches resume from the revision after their view's; a compacted
 		// revision answers Gone, so every lagging watch relists.
 		for _, c := range st.comps {
 			for k, rev := range c.Rev {
 				if c.role.watches.has(Kind(k)) && rev < st.store.rev {
-					c.broken = true
+					c.broken, c.travel = true, false // the old revision is gone too
 				}
 			}
 		}
@@ -264,6 +268,8 @@ func (st *State) fault(a Action) Result {
 		c.crash()
 	case OpAPIError:
 		c.apiErr = a.N
+	case OpTimeTravel:
+		c.restartStale()
 	case OpCrashContainer:
 		rt := st.runtime[a.Who]
 		for _, ctr := range st.Containers(a.Who) {

@@ -30,6 +30,9 @@ type component struct {
 	seen  int
 
 	held, down, broken bool
+	// travel: restarted by time-travel; the next relist is served at the
+	// revisions its informers had reached (timetravel.go).
+	travel bool
 	// timers holds the stepped driver's RequeueAfter keys: the logical
 	// time each is due (see timers.go).
 	timers map[string]int64
@@ -234,6 +237,7 @@ func (c *component) crash() {
 	c.timers = nil
 	c.fault = 0
 	c.broken = true
+	c.travel = false
 	if c.user != nil {
 		c.user.rec = nil // the process restarts with nothing in memory
 	}

@@ -49,6 +49,8 @@ func (s *Stepped) enabled(a model.Action) bool {
 		return !c.down
 	case model.OpAPIError:
 		return !c.down && c.armed() == 0 && model.TransientCode(a.N)
+	case model.OpTimeTravel:
+		return !c.down && !c.broken
 	}
 	return false
 }

@@ -263,11 +263,15 @@ func (s *Stepped) step(a model.Action) model.Result {
 		return model.Result{Delivered: ev.Type + " " + a.Kind.Resource() + "/" + ev.Object.GetObjectMeta().Name}
 	case model.OpRelist:
 		for _, k := range c.kinds {
-			if err := c.inf[k].Relist(ctx); err != nil {
+			var at int64
+			if c.travel {
+				at = c.mem.Rev[k] // a lagging apiserver: see timetravel.go
+			}
+			if err := c.inf[k].RelistAt(ctx, at); err != nil {
 				return model.Result{Err: fmt.Errorf("cluster: relist %s: %w", a.Who, err)}
 			}
 		}
-		c.broken = false
+		c.broken, c.travel = false, false
 		c.rebuild(ctx)
 		return model.Result{Delivered: fmt.Sprintf("RELIST %d", c.mem.Len())}
 	case model.OpReconcile:
@@ -295,6 +299,8 @@ func (s *Stepped) fault(a model.Action) model.Result {
 		c.held = true
 	case model.OpAPIError:
 		c.arm(a.N)
+	case model.OpTimeTravel:
+		c.restartStale()
 	case model.OpRelease:
 		c.held = false
 	case model.OpDropWatch:
@@ -342,4 +348,5 @@ func (s *Stepped) breakWatches(c *component) {
 		inf.DropWatch()
 	}
 	c.broken = true
+	c.travel = false // a new list is the latest one
 }
