@@ -11,7 +11,7 @@ import (
 
 // controlChecks is the checks per control in `make test`; the false-alarm
 // run of issue 22 is -mutants.controlchecks=10000.
-var controlChecks = flag.Int("mutants.controlchecks", 40, "checks per control of TestControlsRaiseNoFalseAlarm")
+var controlChecks = flag.Int("mutants.controlchecks", 200, "checks per control of TestControlsRaiseNoFalseAlarm")
 
 // TestControlsRaiseNoFalseAlarm runs CheckController, with faults and its
 // default interleavings, over each correct controller that uses an idiom a
