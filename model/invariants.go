@@ -17,6 +17,7 @@ type Checker struct {
 	rsMax     map[int64]int   // ReplicaSet UID -> highest spec.replicas it has had
 	surgeMax  map[int64]int   // Deployment UID -> highest replicas+maxSurge it has had
 	lastRev   int64
+	prev      map[Ref]Obj // the last snapshot's objects (ownership.go)
 }
 
 // NewChecker starts a checker for one run.
@@ -30,8 +31,13 @@ func violation(name, format string, args ...any) error {
 
 // Check returns the first violated invariant, or nil.
 func (c *Checker) Check(s *Snapshot, writes []Write) error {
+	stored := storedBefore{prev: c.prev, step: map[Ref]Obj{}} // see ownership.go
+	c.prev = s.Objects
 	for _, w := range writes {
 		if err := c.checkWrite(s, w); err != nil {
+			return err
+		}
+		if err := specOwner(stored, w); err != nil && w.Err == nil && w.Local == "" {
 			return err
 		}
 	}
