@@ -85,11 +85,15 @@ func (r *recordingClient) write(verb model.Verb, resource, name string, do func(
 	if r.w.crashed() {
 		return nil, errCrashed
 	}
-	if err := r.w.c.transient(resource, name); err != nil {
+	if err := r.transient(resource, name); err != nil {
 		return nil, err
 	}
 	k, known := model.KindOf(resource)
 	stored, err := do()
+	unchanged := errors.Is(err, errUnchanged)
+	if unchanged {
+		err = nil
+	}
 	if !known {
 		return stored, err
 	}
@@ -103,7 +107,7 @@ func (r *recordingClient) write(verb model.Verb, resource, name string, do func(
 	}
 	final := false
 	if verb == model.VerbDelete {
-		if errors.Is(err, errUnchanged) || (err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version) {
+		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version) {
 			return stored, nil // nothing was written
 		}
 		final = stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil || (before != nil && model.M(before).Deleting)
@@ -149,17 +153,26 @@ func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name 
 // Get and List fail with an armed transient API error, as a read from an
 // overloaded apiserver does.
 func (r *recordingClient) Get(ctx context.Context, resource, namespace, name string) (api.Object, error) {
-	if err := r.w.c.transient(resource, name); err != nil {
+	if err := r.transient(resource, name); err != nil {
 		return nil, err
 	}
 	return r.Client.Get(ctx, resource, namespace, name)
 }
 
 func (r *recordingClient) List(ctx context.Context, resource, namespace string, opts registry.ListOptions) (api.ListObject, error) {
-	if err := r.w.c.transient(resource, ""); err != nil {
+	if err := r.transient(resource, ""); err != nil {
 		return nil, err
 	}
 	return r.Client.List(ctx, resource, namespace, opts)
+}
+
+// transient is the component's armed API error, if any; none outside a
+// reconcile (a controller's constructor may read).
+func (r *recordingClient) transient(resource, name string) error {
+	if r.w == nil {
+		return nil
+	}
+	return r.w.c.transient(resource, name)
 }
 
 func (r *recordingClient) Bind(ctx context.Context, namespace, pod, node, expectRV string) (api.Object, error) {
