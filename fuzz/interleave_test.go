@@ -81,7 +81,7 @@ func TestLockstepInputsLeaveNoKeys(t *testing.T) {
 // skips an input that runs out before the property ends, and mutations
 // rarely lengthen an input by kilobytes, so without long seeds the fuzzer
 // mostly explores short runs: a planted model mutant
-// (model.MutantEndpointsListsUnready) went unfound for 2 minutes from
+// (mutant endpoints-lists-unready) went unfound for 2 minutes from
 // short inputs and was found in 34-41 s from long ones.
 func addBitStreams(f *testing.F) {
 	for seed := range uint64(6) {

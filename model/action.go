@@ -35,6 +35,8 @@ const (
 	OpCrashContainer // a container exits with an error
 	OpNodeDown       // partition a node: its kubelet and kube-proxy stop
 	OpNodeUp         // heal it
+	OpAPIError       // the component's next API call fails transiently (N: 429, 503 or 504)
+	OpTimeTravel     // crash and restart a component whose list is served at the revision it had reached
 )
 
 var opNames = map[Op]string{
@@ -43,6 +45,7 @@ var opNames = map[Op]string{
 	OpTick: "tick", OpDeliver: "deliver", OpRelist: "relist", OpReconcile: "reconcile", OpHeartbeat: "heartbeat",
 	OpHold: "hold", OpRelease: "release", OpDropWatch: "drop-watch", OpCompact: "compact",
 	OpCrash: "crash", OpCrashContainer: "crash-container", OpNodeDown: "node-down", OpNodeUp: "node-up",
+	OpAPIError: "api-error", OpTimeTravel: "time-travel",
 }
 
 func (o Op) String() string { return opNames[o] }
@@ -50,7 +53,7 @@ func (o Op) String() string { return opNames[o] }
 // IsUser, IsFault and IsStep classify an action.
 func (o Op) IsUser() bool  { return o >= OpApply && o <= OpTick }
 func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
-func (o Op) IsFault() bool { return o >= OpHold && o <= OpNodeUp }
+func (o Op) IsFault() bool { return o >= OpHold && o <= OpTimeTravel }
 
 // Action is one step of an interleaving. Unused fields are zero.
 type Action struct {
@@ -63,7 +66,8 @@ type Action struct {
 	// Kind of the object to delete (Deployment, Service or Pod), or of the
 	// informer to deliver from.
 	Kind Kind
-	// Replicas for apply/scale; Port for apply-service.
+	// Replicas for apply/scale; Port for apply-service; the HTTP code for
+	// api-error.
 	N     int
 	Image string
 	// Selector value of the app label for apply-service.
@@ -124,7 +128,7 @@ func (a Action) String() string {
 		arg(a.Who)
 		arg(a.Kind.Resource())
 	case OpAddNode, OpRemoveNode, OpHeartbeat, OpNodeDown, OpNodeUp,
-		OpRelist, OpHold, OpRelease, OpDropWatch, OpCrash:
+		OpRelist, OpHold, OpRelease, OpDropWatch, OpCrash, OpTimeTravel:
 		arg(a.Who)
 	case OpReconcile:
 		arg(a.Who)
@@ -135,6 +139,9 @@ func (a Action) String() string {
 	case OpCrashContainer:
 		arg(a.Who)
 		arg(a.Key)
+	case OpAPIError:
+		arg(a.Who)
+		arg(strconv.Itoa(a.N))
 	}
 	return b.String()
 }
@@ -242,6 +249,14 @@ func ParseAction(line string) (Action, error) {
 		}
 	case OpTick, OpCompact:
 		err = need(0)
+	case OpAPIError:
+		if err = need(2); err != nil {
+			return a, err
+		}
+		a.Who = pos[0]
+		if a.N, err = num(pos[1]); err == nil && !TransientCode(a.N) {
+			err = fmt.Errorf("model: api-error takes 429, 503 or 504, got %q", line)
+		}
 	case OpDeliver:
 		if err = need(2); err != nil {
 			return a, err

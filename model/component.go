@@ -117,6 +117,14 @@ type component struct {
 	// schedule serves fresh work first.
 	retry map[string]bool
 
+	// apiErr is an armed transient API error (fault api-error): the HTTP
+	// code the component's next store write fails with.
+	apiErr int
+
+	// travel: restarted by time-travel; the next relist is served at the
+	// revisions its informers had reached, not the latest (timetravel.go).
+	travel bool
+
 	held   bool // fault: events held back
 	broken bool // watch dropped: the next delivery relists
 	down   bool // per-node components of a node that is down
@@ -186,7 +194,9 @@ func (c *component) crash() {
 	c.queue = nil
 	c.queued = make(map[string]bool)
 	c.retry = make(map[string]bool)
+	c.apiErr = 0
 	c.broken = true
+	c.travel = false
 }
 
 // nextEvent finds the next log entry of kind k, from that informer's cursor.

@@ -75,14 +75,14 @@ func TestActionScriptRoundTripsAndRejectsGarbage(t *testing.T) {
 	for _, l := range []string{
 		"apply web replicas=3 image=nginx:1 surge=1 unavailable=25%", "scale web 0", "set-image web nginx:2",
 		"delete pods/web-x-0", "add-node node-1", "tick", "deliver scheduler pods", "relist scheduler",
-		"reconcile replicaset-controller web-x crash-after=2", "crash-container node-1 web-x-0", "compact",
+		"reconcile replicaset-controller web-x crash-after=2", "crash-container node-1 web-x-0", "compact", "api-error scheduler 503", "time-travel scheduler",
 	} {
 		a, err := ParseAction(l)
 		if err != nil || a.String() != l {
 			t.Errorf("%q: got %q, %v", l, a.String(), err)
 		}
 	}
-	for _, l := range []string{"", "fly web", "scale web -1", "apply web replicas=3", "delete nodes/n1", "deliver scheduler gizmos", "tick now"} {
+	for _, l := range []string{"", "fly web", "scale web -1", "apply web replicas=3", "delete nodes/n1", "deliver scheduler gizmos", "tick now", "api-error scheduler 500", "api-error scheduler"} {
 		if _, err := ParseAction(l); err == nil {
 			t.Errorf("%q: parsed, want an error", l)
 		}

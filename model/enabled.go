@@ -46,6 +46,10 @@ func (st *State) enabled(a Action) bool {
 		return c.held
 	case OpDropWatch, OpCrash:
 		return !c.down
+	case OpAPIError:
+		return !c.down && c.apiErr == 0 && TransientCode(a.N)
+	case OpTimeTravel:
+		return !c.down && !c.broken
 	}
 	return false
 }
@@ -81,6 +85,9 @@ func (st *State) EnabledFaults() []Action {
 			if a := (Action{Op: op, Who: n}); st.enabled(a) {
 				out = append(out, a)
 			}
+		}
+		if a := TransientFault(n, st.now); st.enabled(a) {
+			out = append(out, a)
 		}
 	}
 	for _, c := range st.Containers("") {

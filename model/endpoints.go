@@ -42,8 +42,7 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 	var addrs []Address
 	for _, o := range c.List(KindPod) {
 		p := o.(*Pod)
-		ready := p.Ready || h.Mutant() == MutantEndpointsListsUnready
-		if matches(s.Selector, p.Labels) && ready && p.PodIP != "" && !p.Deleting {
+		if matches(s.Selector, p.Labels) && p.Ready && p.PodIP != "" && !p.Deleting {
 			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}

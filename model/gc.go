@@ -66,10 +66,8 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 	if ownerInView(c, ow) {
 		return
 	}
-	if h.Mutant() != MutantGCTrustsCache {
-		if cur := h.Live(ownerRef); cur != nil && cur.meta().UID == ow.UID {
-			return
-		}
+	if cur := h.Live(ownerRef); cur != nil && cur.meta().UID == ow.UID {
+		return
 	}
 	t.Delete(o)
 }

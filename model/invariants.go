@@ -13,10 +13,11 @@ var ErrViolation = errors.New("model: invariant violated")
 // one Checker follows one run. The same checker runs on the model and on the
 // projected implementation.
 type Checker struct {
-	everReady map[string]bool // pod names that have been ready (names are never reused)
+	everReady map[string]bool // pod names that have been ready (a reused name keeps its record)
 	rsMax     map[int64]int   // ReplicaSet UID -> highest spec.replicas it has had
 	surgeMax  map[int64]int   // Deployment UID -> highest replicas+maxSurge it has had
 	lastRev   int64
+	prev      map[Ref]Obj // the last snapshot's objects (ownership.go)
 }
 
 // NewChecker starts a checker for one run.
@@ -30,8 +31,13 @@ func violation(name, format string, args ...any) error {
 
 // Check returns the first violated invariant, or nil.
 func (c *Checker) Check(s *Snapshot, writes []Write) error {
+	stored := storedBefore{prev: c.prev, step: map[Ref]Obj{}} // see ownership.go
+	c.prev = s.Objects
 	for _, w := range writes {
 		if err := c.checkWrite(s, w); err != nil {
+			return err
+		}
+		if err := specOwner(stored, w); err != nil && w.Err == nil && w.Local == "" {
 			return err
 		}
 	}
@@ -49,6 +55,9 @@ func (c *Checker) checkWrite(s *Snapshot, w Write) error {
 	c.lastRev = w.Rev
 	if p, _ := w.After.(*Pod); p != nil {
 		before, _ := w.Before.(*Pod)
+		if before != nil && before.UID != p.UID {
+			before = nil // a name reused after the old object went (as StatefulSets do)
+		}
 		if before != nil && before.NodeName != "" && before.NodeName != p.NodeName {
 			return violation("a pod is bound at most once", "%s moved from %s to %s by %s", w.Ref, before.NodeName, p.NodeName, w.Actor)
 		}

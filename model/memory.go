@@ -198,11 +198,10 @@ func (m *Memory) Waiting(key string) bool {
 
 // Host is what a component may consult beyond its memory: live reads (only
 // where Kubernetes components make them), the logical clock, its node's
-// runtime and rules, and the model variant.
+// runtime and rules.
 type Host interface {
 	Live(r Ref) Obj
 	Now() int64
-	Mutant() Mutant
 	NodeIndex(node string) int
 	Containers(node string) []Container // sorted by ID
 	Rules(node string) map[string]Rule  // read-only

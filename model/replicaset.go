@@ -48,7 +48,7 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 	if rs == nil || rs.Deleting {
 		return
 	}
-	if c.Waiting(key) && h.Mutant() != MutantReplicaSetNoExpectations {
+	if c.Waiting(key) {
 		return
 	}
 	pods, strays := activePods(c, rs)

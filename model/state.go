@@ -11,7 +11,8 @@ var ErrNotEnabled = errors.New("model: action not enabled")
 
 // Config selects variants of the model. The zero value is the correct model.
 type Config struct {
-	Mutant Mutant
+	// Decisions replaces components' decisions (tests and mutants only).
+	Decisions Decisions
 }
 
 // State is the whole cluster: the store, the logical clock, every
@@ -175,8 +176,8 @@ func (st *State) step(a Action) Result {
 		if a.CrashAfter > 0 {
 			limit = a.CrashAfter
 		}
-		t := &tx{st: st, actor: c.Name, limit: limit}
-		c.role.reconcile(c.Memory, st, t, a.Key)
+		t := &tx{st: st, actor: c.Name, limit: limit, comp: c}
+		st.cfg.Decisions.For(c.Name)(c.Memory, st, t, a.Key)
 		if a.CrashAfter > 0 {
 			c.crash()
 		} else if t.failed {
@@ -195,6 +196,9 @@ func (st *State) step(a Action) Result {
 // relist replaces a broken watch: the view becomes the current store
 // (intermediate states unseen) and every key is queued.
 func (st *State) relist(c *component) string {
+	if c.travel {
+		return st.relistStale(c)
+	}
 	c.Clear()
 	for r, o := range st.store.objs {
 		if c.role.watches.has(r.Kind) {
@@ -232,7 +236,7 @@ func (st *State) trimLog() {
 	min := st.store.logEnd()
 	for _, c := range st.comps {
 		for k, cur := range c.cursor {
-			if !c.broken && c.role.watches.has(Kind(k)) && cur < min {
+			if (!c.broken || c.travel) && c.role.watches.has(Kind(k)) && cur < min {
 				min = cur
 			}
 		}
@@ -249,18 +253,23 @@ func (st *State) fault(a Action) Result {
 		c.held = false
 	case OpDropWatch:
 		c.broken = true
+		c.travel = false
 	case OpCompact:
 		// Watches resume from the revision after their view's; a compacted
 		// revision answers Gone, so every lagging watch relists.
 		for _, c := range st.comps {
 			for k, rev := range c.Rev {
 				if c.role.watches.has(Kind(k)) && rev < st.store.rev {
-					c.broken = true
+					c.broken, c.travel = true, false // the old revision is gone too
 				}
 			}
 		}
 	case OpCrash:
 		c.crash()
+	case OpAPIError:
+		c.apiErr = a.N
+	case OpTimeTravel:
+		c.restartStale()
 	case OpCrashContainer:
 		rt := st.runtime[a.Who]
 		for _, ctr := range st.Containers(a.Who) {
@@ -284,7 +293,6 @@ func (st *State) fault(a Action) Result {
 var _ Host = (*State)(nil)
 
 func (st *State) Live(r Ref) Obj            { return st.store.get(r) }
-func (st *State) Mutant() Mutant            { return st.cfg.Mutant }
 func (st *State) NodeIndex(node string) int { return st.nodeIndex[node] }
 
 // Rules returns a node's kube-proxy rules (read-only).

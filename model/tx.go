@@ -14,6 +14,7 @@ type tx struct {
 	writes []Write
 	limit  int // writes allowed before the crash; <0: no crash
 	failed bool
+	comp   *component // the reconciling component, for its armed api-error
 }
 
 var _ Writer = (*tx)(nil)
@@ -33,7 +34,7 @@ func (t *tx) record(w Write) int64 {
 }
 
 func (t *tx) Create(o Obj) int64 {
-	if t.Stopped() {
+	if t.Stopped() || t.transient() {
 		return 0
 	}
 	rev, err := t.st.store.create(o)
@@ -41,7 +42,7 @@ func (t *tx) Create(o Obj) int64 {
 }
 
 func (t *tx) CreateGenerated(prefix string, o Obj) int64 {
-	if t.Stopped() {
+	if t.Stopped() || t.transient() {
 		return 0
 	}
 	rev, err := t.st.store.createGenerated(prefix, o)
@@ -75,7 +76,7 @@ func (t *tx) updateAnyVersion(verb Verb, after Obj) int64 {
 }
 
 func (t *tx) write(verb Verb, before, after Obj, expect int64) int64 {
-	if t.Stopped() {
+	if t.Stopped() || t.transient() {
 		return 0
 	}
 	rev, err := t.st.store.update(after, expect)
@@ -85,7 +86,7 @@ func (t *tx) write(verb Verb, before, after Obj, expect int64) int64 {
 // Bind sets a pod's node through the binding subresource: CAS on the pod,
 // which must be unbound, and the node must exist and be Ready.
 func (t *tx) Bind(pod *Pod, node string) int64 {
-	if t.Stopped() {
+	if t.Stopped() || t.transient() {
 		return 0
 	}
 	s := t.st.store
@@ -107,7 +108,7 @@ func (t *tx) Bind(pod *Pod, node string) int64 {
 // Delete deletes with a CAS. Bound pods on existing nodes are only marked
 // (graceful deletion); everything else goes at once.
 func (t *tx) Delete(o Obj) int64 {
-	if t.Stopped() {
+	if t.Stopped() || t.transient() {
 		return 0
 	}
 	s := t.st.store
@@ -127,7 +128,7 @@ func (t *tx) Delete(o Obj) int64 {
 
 // RemoveNow deletes for good with a CAS, whatever the object's state.
 func (t *tx) RemoveNow(o Obj) int64 {
-	if t.Stopped() {
+	if t.Stopped() || t.transient() {
 		return 0
 	}
 	old, rev, err := t.st.store.remove(RefOf(o), o.meta().Version)

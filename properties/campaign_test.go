@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 )
 
 // runsKey is a run without its wall time: what must be equal across shards
@@ -75,12 +76,12 @@ func TestParseShard(t *testing.T) {
 // alone and then all at once: each must give the same outcome both ways.
 func TestCampaignsRunConcurrently(t *testing.T) {
 	dir := t.TempDir()
-	stepped := func(m model.Mutant) (*cluster.Stepped, error) {
-		return cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Mutant: m})
+	stepped := func(d model.Decisions) (*cluster.Stepped, error) {
+		return cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Decisions: d})
 	}
 	cs := []Campaign{
 		{Checks: 40, Steps: 40, Seed: 11, Faults: true, TracePath: filepath.Join(dir, "a.jsonl")},
-		{Checks: 1000, Steps: 60, Seed: 3, Faults: true, Mutant: model.MutantReplicaSetNoExpectations,
+		{Checks: 1000, Steps: 60, Seed: 3, Faults: true, Decisions: decide.ReplicaSetNoExpectations,
 			ShrinkTime: 5 * time.Minute, TracePath: filepath.Join(dir, "b.jsonl")},
 		{Checks: 3, Steps: 15, Seed: 9, Target: TargetLockstep, NewStepped: stepped, TracePath: filepath.Join(dir, "c.jsonl")},
 	}

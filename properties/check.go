@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -46,11 +45,13 @@ type Campaign struct {
 	Faults bool
 	// Target: TargetModel (default) or TargetLockstep.
 	Target Target
-	// Mutant applies to the model and, for lockstep, to the implementation.
-	Mutant model.Mutant
+	// Decisions replaces components' decisions in the model and, for
+	// lockstep, in the implementation: a mutant of the catalogue
+	// (properties/mutants). Nil runs the shipped code.
+	Decisions model.Decisions
 	// NewStepped starts a fresh stepped cluster (its own key prefix) running
-	// mutant; required for TargetLockstep. The campaign closes it.
-	NewStepped func(mutant model.Mutant) (*cluster.Stepped, error)
+	// decisions; required for TargetLockstep. The campaign closes it.
+	NewStepped func(decisions model.Decisions) (*cluster.Stepped, error)
 	// TracePath is where a counterexample is saved as a trace; default
 	// $CONVERGE_FAILURE_TRACE or converge-failure.jsonl in the temp dir.
 	TracePath string
@@ -115,9 +116,6 @@ func (c *Campaign) defaults() error {
 			return err
 		}
 	}
-	if err := ValidMutant(c.Mutant); err != nil {
-		return err
-	}
 	switch c.Target {
 	case TargetModel:
 	case TargetLockstep:
@@ -163,7 +161,7 @@ func (c Campaign) Run() (Outcome, error) {
 		fail := asFailure(err, len(script))
 		script, fail = shrinkScript(script, fail, time.Now().Add(c.ShrinkTime), c.replay, func() { p.Shrinking++; progress() })
 		o.Failure, o.Script = fail, script
-		o.Trace = saveFailureTo(c.TracePath, script, model.Config{Mutant: c.Mutant})
+		o.Trace = saveFailureTo(c.TracePath, script, model.Config{Decisions: c.Decisions})
 		o.Report = fmt.Sprintf("check %d (seed %d) failed after %d passing checks; shrunk to %d actions in %d replays:\n%s\n%s",
 			i, seed, o.Checks, len(script), p.Shrinking, fail.Msg, script)
 		break
@@ -176,7 +174,7 @@ func (c Campaign) Run() (Outcome, error) {
 // convergence. It is the model or lockstep property with the number of
 // actions taken from the campaign instead of rapid's global steps flag.
 func (c Campaign) property(rt *rapid.T) (Script, error) {
-	cfg := model.Config{Mutant: c.Mutant}
+	cfg := model.Config{Decisions: c.Decisions}
 	if c.Target == TargetModel {
 		m := newModelRun(cfg)
 		for range drawLength(rt, c.Steps) {
@@ -188,7 +186,7 @@ func (c Campaign) property(rt *rapid.T) (Script, error) {
 		}
 		return m.script, m.finish()
 	}
-	s, err := c.NewStepped(c.Mutant)
+	s, err := c.NewStepped(c.Decisions)
 	if err != nil {
 		return nil, fmt.Errorf("start the stepped cluster: %w", err)
 	}
@@ -207,7 +205,7 @@ func (c Campaign) property(rt *rapid.T) (Script, error) {
 // replay runs a script with the target's checks and returns the actions
 // applied up to the failure, if any.
 func (c Campaign) replay(script Script) (Script, *Failure) {
-	cfg := model.Config{Mutant: c.Mutant}
+	cfg := model.Config{Decisions: c.Decisions}
 	if c.Target == TargetModel {
 		m := newModelRun(cfg)
 		err := func() error {
@@ -220,7 +218,7 @@ func (c Campaign) replay(script Script) (Script, *Failure) {
 		}()
 		return m.script, asFailureOrNil(err, len(m.script))
 	}
-	s, err := c.NewStepped(c.Mutant)
+	s, err := c.NewStepped(c.Decisions)
 	if err != nil {
 		return nil, nil // cannot tell: not a counterexample
 	}
@@ -261,19 +259,4 @@ func digest(s Script) uint64 {
 		h.Write([]byte(a.String() + "\n"))
 	}
 	return h.Sum64()
-}
-
-// ValidMutant accepts "" and the names in model.Mutants.
-func ValidMutant(m model.Mutant) error {
-	if m == model.MutantNone {
-		return nil
-	}
-	var names []string
-	for _, k := range model.Mutants {
-		if k == m {
-			return nil
-		}
-		names = append(names, string(k))
-	}
-	return fmt.Errorf("%w: unknown mutant %q (one of %s)", ErrBadCampaign, m, strings.Join(names, ", "))
 }

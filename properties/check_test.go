@@ -9,6 +9,7 @@ import (
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 )
 
 func TestCampaignOnTheModelPasses(t *testing.T) {
@@ -26,7 +27,7 @@ func TestCampaignOnTheModelPasses(t *testing.T) {
 }
 
 func TestCampaignCatchesAMutantAndItsScriptReplays(t *testing.T) {
-	c := Campaign{Checks: 1000, Seed: 2, Faults: true, Mutant: model.MutantReplicaSetNoExpectations, ShrinkTime: 2 * time.Second}
+	c := Campaign{Checks: 1000, Seed: 2, Faults: true, Decisions: decide.ReplicaSetNoExpectations, ShrinkTime: 2 * time.Second}
 	out, err := c.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestCampaignCatchesAMutantAndItsScriptReplays(t *testing.T) {
 	}
 	t.Logf("caught after %d checks: %s\n%s", out.Checks, out.Failure.Msg, out.Script)
 	for i := 0; i < 2; i++ {
-		err := ReplayModel(strings.NewReader(scriptText(out.Script)), model.Config{Mutant: c.Mutant})
+		err := ReplayModel(strings.NewReader(scriptText(out.Script)), model.Config{Decisions: c.Decisions})
 		var f *Failure
 		if !errors.As(err, &f) || *f != *out.Failure {
 			t.Fatalf("model replay %d: got %v, want %+v", i, err, out.Failure)
@@ -50,9 +51,9 @@ func TestCampaignCatchesAMutantAndItsScriptReplays(t *testing.T) {
 func TestCampaignInLockstepPasses(t *testing.T) {
 	started := 0
 	c := Campaign{Checks: 3, Steps: 20, Seed: 1, Faults: true, Target: TargetLockstep,
-		NewStepped: func(m model.Mutant) (*cluster.Stepped, error) {
+		NewStepped: func(d model.Decisions) (*cluster.Stepped, error) {
 			started++
-			return cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Mutant: m})
+			return cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Decisions: d})
 		}}
 	out, err := c.Run()
 	if err != nil {
@@ -64,7 +65,7 @@ func TestCampaignInLockstepPasses(t *testing.T) {
 }
 
 func TestCampaignRejectsBadSettings(t *testing.T) {
-	for _, c := range []Campaign{{Target: "etcd"}, {Mutant: "nope"}, {Target: TargetLockstep}, {Checks: -1}} {
+	for _, c := range []Campaign{{Target: "etcd"}, {Target: TargetLockstep}, {Checks: -1}} {
 		if _, err := c.Run(); !errors.Is(err, ErrBadCampaign) {
 			t.Errorf("%+v: err = %v, want ErrBadCampaign", c, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 	"github.com/converge-dev/converge/traces"
 )
 
@@ -21,7 +22,7 @@ func TestCounterexampleIsSavedAsAReplayableTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer undo()
-	cfg := model.Config{Mutant: model.MutantGCTrustsCache}
+	cfg := model.Config{Decisions: decide.GCTrustsCache}
 	tb := NewReport(t.Name())
 	rapid.Check(tb, func(rt *rapid.T) { Model(rt, cfg) })
 	if !tb.failed {

@@ -11,7 +11,7 @@ import (
 )
 
 // LockstepConfig is Lockstep against a model variant: impl must run the
-// same variant (cluster.SteppedConfig.Mutant), so a mutant changes the
+// same decisions (cluster.SteppedConfig.Decisions), so a mutant changes the
 // shared decision code on both sides. A failure prints the message and the
 // script, which ReplayScriptConfig reproduces, and saves it as a trace.
 func LockstepConfig(t *rapid.T, impl *cluster.Stepped, faults bool, cfg model.Config) {

@@ -41,7 +41,7 @@ type Pair struct {
 }
 
 // NewPair starts a model with cfg next to impl. The implementation must be
-// configured with the same mutant (cluster.SteppedConfig.Mutant).
+// configured with the same decisions (cluster.SteppedConfig.Decisions).
 func NewPair(cfg model.Config, impl *cluster.Stepped) *Pair {
 	return &Pair{Model: model.New(cfg), Impl: impl, chkM: model.NewChecker(), chkS: model.NewChecker()}
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 )
 
 // stepped starts a stepped cluster running mutant on a fresh key prefix.
-func stepped(t *testing.T, mutant model.Mutant) *cluster.Stepped {
+func stepped(t *testing.T, decisions model.Decisions) *cluster.Stepped {
 	t.Helper()
-	s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Mutant: mutant})
+	s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Decisions: decisions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +37,14 @@ func readScript(t *testing.T, path string) string {
 // row; the correct code passes the same script.
 func TestReplayReproducesAMutantCounterexample(t *testing.T) {
 	text := readScript(t, "testdata/replicaset-no-expectations.script")
-	cfg := model.Config{Mutant: model.MutantReplicaSetNoExpectations}
+	cfg := model.Config{Decisions: decide.ReplicaSetNoExpectations}
 	var onModel *Failure
 	if err := ReplayModel(strings.NewReader(text), cfg); !errors.As(err, &onModel) {
 		t.Fatalf("model replay: %v, want a failure", err)
 	}
 	var first *Failure
 	for i := 0; i < 2; i++ {
-		err := ReplayScriptConfig(strings.NewReader(text), stepped(t, cfg.Mutant), cfg)
+		err := ReplayScriptConfig(strings.NewReader(text), stepped(t, cfg.Decisions), cfg)
 		var f *Failure
 		if !errors.As(err, &f) {
 			t.Fatalf("replay %d: %v, want a failure", i, err)
@@ -56,7 +57,7 @@ func TestReplayReproducesAMutantCounterexample(t *testing.T) {
 		}
 		first = f
 	}
-	if err := ReplayScript(strings.NewReader(text), stepped(t, model.MutantNone)); err != nil {
+	if err := ReplayScript(strings.NewReader(text), stepped(t, nil)); err != nil {
 		t.Fatalf("the correct code fails the script: %v", err)
 	}
 }
@@ -75,7 +76,7 @@ reconcile deployment-controller web
 `
 	var first *Failure
 	for i := 0; i < 2; i++ {
-		err := ReplayScript(strings.NewReader(text), stepped(t, model.MutantEndpointsListsUnready))
+		err := ReplayScript(strings.NewReader(text), stepped(t, decide.EndpointsListsUnready))
 		var f *Failure
 		if !errors.As(err, &f) || !strings.Contains(f.Msg, "differ") {
 			t.Fatalf("replay %d: %v, want a divergence", i, err)
@@ -90,7 +91,7 @@ reconcile deployment-controller web
 
 func TestReplayRejectsBadScripts(t *testing.T) {
 	for _, text := range []string{"fly away\n", "apply web replicas=x image=a\n", "scale web\n"} {
-		if err := ReplayScript(strings.NewReader(text), stepped(t, model.MutantNone)); !errors.Is(err, ErrBadScript) {
+		if err := ReplayScript(strings.NewReader(text), stepped(t, nil)); !errors.Is(err, ErrBadScript) {
 			t.Errorf("%q: err = %v, want ErrBadScript", text, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,7 +29,7 @@ func TestReplayReproducesEveryGoldenTrace(t *testing.T) {
 
 func TestReplayNamesTheFirstDeparture(t *testing.T) {
 	events := goldenTrace(t, "seed-deployment")
-	rep, err := Replay(events, model.New(model.Config{Mutant: model.MutantEndpointsListsUnready}))
+	rep, err := Replay(events, model.New(model.Config{Decisions: decide.EndpointsListsUnready}))
 	require.NoError(t, err)
 	require.False(t, rep.Reproduced())
 	d := rep.Departure

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 	"github.com/stretchr/testify/require"
 )
 
@@ -92,7 +93,7 @@ func TestMutantDivergenceGolden(t *testing.T) {
 		require.NoError(t, err)
 		return events
 	}
-	good, bad := record(model.Config{}), record(model.Config{Mutant: model.MutantEndpointsListsUnready})
+	good, bad := record(model.Config{}), record(model.Config{Decisions: decide.EndpointsListsUnready})
 	res := Diff(good, bad, DiffOptions{})
 	require.False(t, res.Equal)
 	fd := res.FirstDivergence

@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/properties"
+	"github.com/converge-dev/converge/properties/mutants"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if target != properties.TargetModel && target != properties.TargetLockstep {
 		return usageError("--target must be model or lockstep, not %q", f.target)
 	}
-	if err := properties.ValidMutant(model.Mutant(f.mutant)); err != nil {
+	if _, err := mutantDecisions(f.mutant); err != nil {
 		return usageError("%v", err)
 	}
 	if f.checks <= 0 || f.steps <= 0 || f.shrink <= 0 {
@@ -85,25 +86,28 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	return runCampaign(f, target, stdout, stderr)
 }
 
-func mutantNames() string {
-	var names []string
-	for _, m := range model.Mutants {
-		names = append(names, string(m))
+func mutantNames() string { return strings.Join(mutants.SharedNames(), ", ") }
+
+// mutantDecisions installs a mutant of the catalogue by name ("" for none).
+func mutantDecisions(name string) (model.Decisions, error) {
+	if name == "" {
+		return nil, nil
 	}
-	return strings.Join(names, ", ")
+	m, err := mutants.Shared(name)
+	return m.Decisions, err
 }
 
 // lockstepClusters starts an embedded etcd in a temporary directory and
 // returns a constructor of stepped clusters, each on a fresh key prefix.
-func lockstepClusters() (newStepped func(model.Mutant) (*cluster.Stepped, error), stop func(), err error) {
+func lockstepClusters() (newStepped func(model.Decisions) (*cluster.Stepped, error), stop func(), err error) {
 	c, stop, err := tempEtcd("check")
 	if err != nil {
 		return nil, nil, err
 	}
 	n := 0
-	newStepped = func(m model.Mutant) (*cluster.Stepped, error) {
+	newStepped = func(d model.Decisions) (*cluster.Stepped, error) {
 		n++
-		return cluster.NewStepped(cluster.SteppedConfig{Store: store.New(c, fmt.Sprintf("/check/%d", n)), Mutant: m})
+		return cluster.NewStepped(cluster.SteppedConfig{Store: store.New(c, fmt.Sprintf("/check/%d", n)), Decisions: d})
 	}
 	return newStepped, stop, nil
 }
@@ -117,7 +121,8 @@ func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
 	if err != nil {
 		return usageError("%s: %v", f.replay, err)
 	}
-	cfg := model.Config{Mutant: model.Mutant(f.mutant)}
+	decisions, _ := mutantDecisions(f.mutant) // checked by runCheck
+	cfg := model.Config{Decisions: decisions}
 	if target == properties.TargetModel {
 		err = properties.ReplayModel(strings.NewReader(string(text)), cfg)
 	} else {
@@ -126,7 +131,7 @@ func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
 			return fmt.Errorf("start etcd: %w", serr)
 		}
 		defer stop()
-		s, serr := newStepped(cfg.Mutant)
+		s, serr := newStepped(cfg.Decisions)
 		if serr != nil {
 			return serr
 		}
@@ -147,7 +152,8 @@ func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
 
 func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Writer) error {
 	c := properties.Campaign{Checks: f.checks, Steps: f.steps, Seed: f.seed, Shard: f.shard, Faults: f.faults,
-		Target: target, Mutant: model.Mutant(f.mutant), ShrinkTime: f.shrink, TracePath: f.trace}
+		Target: target, ShrinkTime: f.shrink, TracePath: f.trace}
+	c.Decisions, _ = mutantDecisions(f.mutant) // checked by runCheck
 	if target == properties.TargetLockstep {
 		newStepped, stop, err := lockstepClusters()
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/converge-dev/converge/model"
-	"github.com/converge-dev/converge/properties"
 	"github.com/converge-dev/converge/traces"
 )
 
@@ -27,7 +26,8 @@ func runTraceRecord(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := properties.ValidMutant(model.Mutant(*mutant)); err != nil {
+	decisions, err := mutantDecisions(*mutant)
+	if err != nil {
 		return usageError("record: %v", err)
 	}
 	var scs []traces.Scenario
@@ -52,7 +52,7 @@ func runTraceRecord(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, sc := range scs {
 		var buf bytes.Buffer
-		if _, err := traces.RecordScenario(sc, model.Config{Mutant: model.Mutant(*mutant)}, &buf); err != nil {
+		if _, err := traces.RecordScenario(sc, model.Config{Decisions: decisions}, &buf); err != nil {
 			return fmt.Errorf("record %s: %w", sc.Name, err)
 		}
 		path := filepath.Join(*dir, sc.Name+".jsonl")

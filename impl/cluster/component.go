@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/project"
@@ -29,6 +30,15 @@ type component struct {
 	seen  int
 
 	held, down, broken bool
+	// travel: restarted by time-travel; the next relist is served at the
+	// revisions its informers had reached (timetravel.go).
+	travel bool
+	// timers holds the stepped driver's RequeueAfter keys: the logical
+	// time each is due (see timers.go).
+	timers map[string]int64
+	// fault is an armed transient API error: the HTTP code the
+	// component's next API call fails with (see faults.go).
+	fault int
 
 	// The running driver's inbox of events not yet applied.
 	inboxMu    sync.Mutex
@@ -182,19 +192,32 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 		limit = crashAfter
 	}
 	w := newWriter(ctx, c, limit)
+	w.reconciling = true
 	c.mu.Lock()
 	q := c.queue
+	// The shared decision code stops at a failed write and is retried; a
+	// user's controller decides for itself, as in controller-runtime: an
+	// error retries with backoff, Requeue retries, RequeueAfter sets a
+	// timer (on the logical clock in the stepped driver), nil forgets.
+	var retry bool
+	var after time.Duration
 	if c.user != nil {
-		c.reconcileUser(ctx, key, w)
+		res, err := c.reconcileUser(ctx, key, w)
+		retry = err != nil || (res.Requeue && res.RequeueAfter <= 0)
+		after = res.RequeueAfter
 	} else {
-		model.Reconcile(c.mem, &host{env: c.env, ctx: ctx}, w, key)
+		c.env.decisions.For(c.name)(c.mem, &host{env: c.env, ctx: ctx}, w, key)
+		retry = w.failed
 	}
 	c.mu.Unlock()
 	switch {
 	case crashAfter > 0:
 		c.crash() // a new, empty queue
-	case w.failed:
+	case retry:
 		q.AddRateLimited(key)
+	case after > 0:
+		q.Forget(key)
+		c.requeueAfter(key, after)
 	default:
 		q.Forget(key)
 	}
@@ -211,7 +234,10 @@ func (c *component) crash() {
 	defer c.mu.Unlock()
 	c.mem.Reset()
 	c.queue = c.env.newQueue()
+	c.timers = nil
+	c.fault = 0
 	c.broken = true
+	c.travel = false
 	if c.user != nil {
 		c.user.rec = nil // the process restarts with nothing in memory
 	}
@@ -239,7 +265,6 @@ func (h *host) Live(r model.Ref) model.Obj {
 }
 
 func (h *host) Now() int64                               { return h.env.now() }
-func (h *host) Mutant() model.Mutant                     { return h.env.mutant }
 func (h *host) NodeIndex(node string) int                { return h.env.nodes.indexOf(node) }
 func (h *host) Containers(node string) []model.Container { return h.env.nodes.containers(h.ctx, node) }
 func (h *host) Rules(node string) map[string]model.Rule  { return h.env.nodes.rulesOf(node) }

@@ -6,8 +6,16 @@
 //     delivering an event waits until etcd has sent it, then applies it;
 //     reconciling runs one key synchronously; faults are real (a held-back
 //     watch, a dropped watch and a relist, a crash that throws away the
-//     cache, queue and expectations, a crash after the k-th write); time is
-//     a logical clock.
+//     cache, queue and expectations, a crash after the k-th write, a
+//     transient 429/503/504 on a component's next API call); time is a
+//     logical clock.
+//   - A user's controller (ControllerSpec) runs under controller-runtime's
+//     rules: after a failed write its reconcile goes on as its code
+//     decides, and only a crash point stops its writes; its return value
+//     alone decides the retry (an error or Requeue retries with backoff,
+//     RequeueAfter is a timer, on the logical clock in stepped mode, and
+//     nil forgets the key). A delete that finds its object already
+//     terminating, and leaves it so, is recorded as no write.
 //   - Running starts every component with goroutines, real watches and
 //     real timers; `converge demo` and `converge up` use it.
 //

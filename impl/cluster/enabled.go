@@ -47,6 +47,10 @@ func (s *Stepped) enabled(a model.Action) bool {
 		return c.held
 	case model.OpDropWatch, model.OpCrash:
 		return !c.down
+	case model.OpAPIError:
+		return !c.down && c.armed() == 0 && model.TransientCode(a.N)
+	case model.OpTimeTravel:
+		return !c.down && !c.broken
 	}
 	return false
 }
@@ -156,6 +160,9 @@ func (s *Stepped) EnabledFaults() []model.Action {
 			if a := (model.Action{Op: op, Who: n}); s.enabled(a) {
 				out = append(out, a)
 			}
+		}
+		if a := model.TransientFault(n, s.logical.Load()); s.enabled(a) {
+			out = append(out, a)
 		}
 	}
 	for _, c := range s.env.nodes.all(s.ctx) {

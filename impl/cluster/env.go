@@ -23,8 +23,9 @@ type env struct {
 	nodes  *nodes
 	clock  controller.Clock
 	now    func() int64
-	mutant model.Mutant
-	report func(error)
+	// decisions replaces the shared decision code (tests only).
+	decisions model.Decisions
+	report    func(error)
 	// stepped queues hand out retries at once; running ones back off.
 	stepped bool
 

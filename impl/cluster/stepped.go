@@ -26,8 +26,9 @@ var ErrTimeout = errors.New("cluster: timed out waiting for etcd")
 type SteppedConfig struct {
 	// Store is the etcd-backed store (one key prefix per cluster).
 	Store *store.Store
-	// Mutant selects a variant of the shared decision code (tests only).
-	Mutant model.Mutant
+	// Decisions replaces components' shared decision code, as the model's
+	// Config.Decisions does (tests and mutants only).
+	Decisions model.Decisions
 	// Timeout bounds each wait for etcd. Default 10s.
 	Timeout time.Duration
 	// Runtime gives each node's container runtime. Default: in-memory fakes.
@@ -124,7 +125,7 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 	}
 	s.env = &env{
 		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
-		now: s.logical.Load, mutant: cfg.Mutant,
+		now: s.logical.Load, decisions: cfg.Decisions,
 		report:  s.report,
 		stepped: stepped,
 	}
@@ -262,11 +263,15 @@ func (s *Stepped) step(a model.Action) model.Result {
 		return model.Result{Delivered: ev.Type + " " + a.Kind.Resource() + "/" + ev.Object.GetObjectMeta().Name}
 	case model.OpRelist:
 		for _, k := range c.kinds {
-			if err := c.inf[k].Relist(ctx); err != nil {
+			var at int64
+			if c.travel {
+				at = c.mem.Rev[k] // a lagging apiserver: see timetravel.go
+			}
+			if err := c.inf[k].RelistAt(ctx, at); err != nil {
 				return model.Result{Err: fmt.Errorf("cluster: relist %s: %w", a.Who, err)}
 			}
 		}
-		c.broken = false
+		c.broken, c.travel = false, false
 		c.rebuild(ctx)
 		return model.Result{Delivered: fmt.Sprintf("RELIST %d", c.mem.Len())}
 	case model.OpReconcile:
@@ -292,6 +297,10 @@ func (s *Stepped) fault(a model.Action) model.Result {
 	switch a.Op {
 	case model.OpHold:
 		c.held = true
+	case model.OpAPIError:
+		c.arm(a.N)
+	case model.OpTimeTravel:
+		c.restartStale()
 	case model.OpRelease:
 		c.held = false
 	case model.OpDropWatch:
@@ -339,4 +348,5 @@ func (s *Stepped) breakWatches(c *component) {
 		inf.DropWatch()
 	}
 	c.broken = true
+	c.travel = false // a new list is the latest one
 }

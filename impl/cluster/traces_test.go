@@ -8,6 +8,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 	"github.com/converge-dev/converge/traces"
 )
 
@@ -133,7 +134,7 @@ func TestReplayGoldenOnMutantDeparts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t), Mutant: model.MutantEndpointsListsUnready})
+	s, err := NewStepped(SteppedConfig{Store: storetest.Store(t), Decisions: decide.EndpointsListsUnready})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,10 @@ func (s *Stepped) user(a model.Action) model.Result {
 		s.removeComponent(model.ProxyName(a.Who))
 		s.env.nodes.remove(ctx, a.Who)
 	case model.OpTick:
-		s.logical.Add(1)
+		now := s.logical.Add(1)
+		for _, n := range s.names {
+			s.comps[n].fireTimers(now)
+		}
 		if c := s.comps[model.NodeLifecycle]; c != nil {
 			c.mu.Lock()
 			for _, n := range c.mem.List(model.KindNode) {

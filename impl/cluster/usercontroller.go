@@ -8,6 +8,7 @@ import (
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -42,19 +43,18 @@ type userCode struct {
 	client *recordingClient
 }
 
-// reconcileUser runs the user's Reconciler for one key; a failed write, an
-// error or a requeue marks the key for a retry.
-func (c *component) reconcileUser(ctx context.Context, key string, w *writer) {
+// reconcileUser runs the user's Reconciler for one key and returns what it
+// returned: as in controller-runtime, the return value alone decides the
+// retry (see component.reconcile); a failed write is the controller's to
+// handle, and only the crash point stops its writes.
+func (c *component) reconcileUser(ctx context.Context, key string, w *writer) (controller.Result, error) {
 	u := c.user
 	if u.rec == nil {
 		u.client = &recordingClient{Client: c.env.client}
 		u.rec = u.spec.New(ControllerEnv{Client: u.client, Cache: c.cacheOf, Now: c.env.clockTime})
 	}
 	u.client.w = w
-	res, err := u.rec.Reconcile(ctx, controller.Request{Namespace: Namespace, Name: key})
-	if err != nil || res.Requeue || res.RequeueAfter > 0 {
-		w.failed = true
-	}
+	return u.rec.Reconcile(ctx, controller.Request{Namespace: Namespace, Name: key})
 }
 
 func (c *component) cacheOf(k model.Kind) *controller.Cache {
@@ -63,6 +63,10 @@ func (c *component) cacheOf(k model.Kind) *controller.Cache {
 	}
 	return nil
 }
+
+// errUnchanged marks a delete that found the object already terminating
+// and wrote nothing; the caller sees success.
+var errUnchanged = errors.New("cluster: the delete found the object terminating")
 
 // errCrashed is what a user's write returns past its crash point.
 var errCrashed = errors.New("cluster: the component crashed at its crash point")
@@ -75,13 +79,21 @@ type recordingClient struct {
 }
 
 // write makes one write and records it; deletes report whether the object
-// is gone for good.
+// is gone for good. A transient API error armed for the component fails
+// the call before it reaches the store: nothing is recorded.
 func (r *recordingClient) write(verb model.Verb, resource, name string, do func() (api.Object, error)) (api.Object, error) {
-	if r.w.Stopped() {
+	if r.w.crashed() {
 		return nil, errCrashed
+	}
+	if err := r.transient(resource, name); err != nil {
+		return nil, err
 	}
 	k, known := model.KindOf(resource)
 	stored, err := do()
+	unchanged := errors.Is(err, errUnchanged)
+	if unchanged {
+		err = nil
+	}
 	if !known {
 		return stored, err
 	}
@@ -89,10 +101,13 @@ func (r *recordingClient) write(verb model.Verb, resource, name string, do func(
 		name = stored.GetObjectMeta().Name
 	}
 	ref := model.Ref{Kind: k, Name: name}
-	before := r.w.c.mem.Get(ref.Kind, ref.Name)
+	var before model.Obj // a create replaces nothing, whatever a stale cache holds
+	if verb != model.VerbCreate {
+		before = r.w.c.mem.Get(ref.Kind, ref.Name)
+	}
 	final := false
 	if verb == model.VerbDelete {
-		if err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version {
+		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version) {
 			return stored, nil // nothing was written
 		}
 		final = stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil || (before != nil && model.M(before).Deleting)
@@ -120,8 +135,44 @@ func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api
 	return r.write(model.VerbStatus, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
 }
 
+// Delete records no write when the object was already terminating and the
+// delete left it as it was: a delete without a precondition, as upstream's
+// replicaset controller sends, may find it so, and nothing was written.
 func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
-	return r.write(model.VerbDelete, resource, name, func() (api.Object, error) { return r.Client.Delete(ctx, resource, namespace, name, opts) })
+	var prior api.Object
+	return r.write(model.VerbDelete, resource, name, func() (api.Object, error) {
+		prior, _ = r.Client.Get(ctx, resource, namespace, name)
+		stored, err := r.Client.Delete(ctx, resource, namespace, name, opts)
+		if err == nil && stored != nil && prior != nil && prior.GetObjectMeta().DeletionTimestamp != nil && revOf(stored) == revOf(prior) {
+			return stored, errUnchanged
+		}
+		return stored, err
+	})
+}
+
+// Get and List fail with an armed transient API error, as a read from an
+// overloaded apiserver does.
+func (r *recordingClient) Get(ctx context.Context, resource, namespace, name string) (api.Object, error) {
+	if err := r.transient(resource, name); err != nil {
+		return nil, err
+	}
+	return r.Client.Get(ctx, resource, namespace, name)
+}
+
+func (r *recordingClient) List(ctx context.Context, resource, namespace string, opts registry.ListOptions) (api.ListObject, error) {
+	if err := r.transient(resource, ""); err != nil {
+		return nil, err
+	}
+	return r.Client.List(ctx, resource, namespace, opts)
+}
+
+// transient is the component's armed API error, if any; none outside a
+// reconcile (a controller's constructor may read).
+func (r *recordingClient) transient(resource, name string) error {
+	if r.w == nil {
+		return nil
+	}
+	return r.w.c.transient(resource, name)
 }
 
 func (r *recordingClient) Bind(ctx context.Context, namespace, pod, node, expectRV string) (api.Object, error) {

@@ -30,6 +30,9 @@ type writer struct {
 	writes []model.Write
 	limit  int // writes allowed before a crash; <0: none
 	failed bool
+	// reconciling: the writes are a reconcile's, which an armed api-error
+	// fails (a heartbeat's are not, as in the model).
+	reconciling bool
 }
 
 var _ model.Writer = (*writer)(nil)
@@ -41,9 +44,10 @@ func newWriter(ctx context.Context, c *component, limit int) *writer {
 	return &writer{ctx: registry.HandOver(ctx), c: c, limit: limit}
 }
 
-func (w *writer) Stopped() bool {
-	return w.failed || (w.limit >= 0 && len(w.writes) >= w.limit)
-}
+func (w *writer) Stopped() bool { return w.failed || w.crashed() }
+
+// crashed reports whether the crash point has been reached.
+func (w *writer) crashed() bool { return w.limit >= 0 && len(w.writes) >= w.limit }
 
 // record keeps one attempted store write; it projects the stored result.
 // A final delete has no After; its Rev is the deletion's revision, which
@@ -105,7 +109,7 @@ func (w *writer) CreateGenerated(prefix string, o model.Obj) int64 {
 }
 
 func (w *writer) create(o model.Obj, prefix string) int64 {
-	if w.Stopped() {
+	if w.Stopped() || w.transient() {
 		return 0
 	}
 	obj, err := w.send(o, prefix)
@@ -186,7 +190,7 @@ func namespaceOf(k model.Kind) string {
 }
 
 func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
-	if w.Stopped() {
+	if w.Stopped() || w.transient() {
 		return 0
 	}
 	after, write := w.gateReady(verb, before, after) // readiness probes (real runtimes only)
@@ -213,7 +217,7 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 }
 
 func (w *writer) Bind(p *model.Pod, node string) int64 {
-	if w.Stopped() {
+	if w.Stopped() || w.transient() {
 		return 0
 	}
 	var stored api.Object
@@ -268,7 +272,7 @@ func (w *writer) RemoveNow(o model.Obj) int64 {
 }
 
 func (w *writer) delete(o model.Obj, grace *int64) int64 {
-	if w.Stopped() {
+	if w.Stopped() || w.transient() {
 		return 0
 	}
 	rv := strconv.FormatInt(model.M(o).Version, 10)

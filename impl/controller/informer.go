@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -149,8 +150,12 @@ func (i *Informer) broadcastLocked() {
 }
 
 // list fetches the whole resource and the list revision.
-func (i *Informer) list(ctx context.Context) ([]api.Object, int64, error) {
-	l, err := i.lw.List(ctx, i.cfg.Resource, i.cfg.Namespace, ListOptions{})
+func (i *Informer) list(ctx context.Context, at int64) ([]api.Object, int64, error) {
+	var o ListOptions
+	if at > 0 {
+		o.ResourceVersion = strconv.FormatInt(at, 10)
+	}
+	l, err := i.lw.List(ctx, i.cfg.Resource, i.cfg.Namespace, o)
 	if err != nil {
 		return nil, 0, fmt.Errorf("controller: list %s: %w", i.cfg.Resource, err)
 	}

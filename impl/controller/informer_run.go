@@ -63,7 +63,7 @@ func (i *Informer) Run(ctx context.Context) error {
 // relistAndNotify lists, replaces the cache and tells the handlers what
 // changed; the first success marks the informer synced.
 func (i *Informer) relistAndNotify(ctx context.Context) error {
-	objs, rev, err := i.list(ctx)
+	objs, rev, err := i.list(ctx, 0)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,13 @@ func (i *Informer) Start(ctx context.Context) error {
 // list revision and opens a new buffering watch from it. On a list error
 // the cache is unchanged and there is no watch. If the list succeeds but
 // the watch cannot be opened, the error wraps ErrWatchBroken.
-func (i *Informer) Relist(ctx context.Context) error {
+func (i *Informer) Relist(ctx context.Context) error { return i.RelistAt(ctx, 0) }
+
+// RelistAt is Relist served at revision rev (0: the latest), as a lagging
+// apiserver serves a restarted client: the cache becomes the store's
+// objects at rev, LastRev is rev, and the new watch starts from rev, so
+// every later event is delivered again. A compacted rev fails the list.
+func (i *Informer) RelistAt(ctx context.Context, rev int64) error {
 	i.stepMu.Lock()
 	defer i.stepMu.Unlock()
 	i.mu.Lock()
@@ -38,7 +44,7 @@ func (i *Informer) Relist(ctx context.Context) error {
 		return fmt.Errorf("%w: %s", ErrNotStarted, i.cfg.Resource)
 	}
 	i.stopWatch()
-	objs, rev, err := i.list(ctx)
+	objs, rev, err := i.list(ctx, rev)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,13 @@
 //     field names; everything else follows the built-in's semantics.
 //   - Each Mutant names the failure the property reports for it (Caught),
 //     a substring of the invariant or convergence message.
+//   - A Mutant with Decisions carries the same bug, under the same name,
+//     as a replaced decision of the shared model code (package decide), for
+//     the model property, the lockstep and `converge check --mutant`; the
+//     shipped model has no mutant switch. This is the one catalogue.
+//   - Controls are correct controllers with idioms a naive harness flags
+//     (a periodic resync, deletes without a precondition, reused names);
+//     the property must pass them.
 //   - Elusive holds bugs the invariants would flag but the generic
 //     generator does not reach within the budget; they are measured, not
 //     asserted.

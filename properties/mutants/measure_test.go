@@ -17,6 +17,7 @@ var (
 	seeds      = flag.Int("mutants.seeds", 5, "seeds of -mutants.measure")
 	budgetFlag = flag.Int("mutants.checks", budget, "checks per seed of -mutants.measure")
 	only       = flag.String("mutants.only", "", "measure only the mutants whose names contain this")
+	stepsFlag  = flag.Int("mutants.steps", steps, "average drawn actions per check of -mutants.measure")
 	// measureShrink caps shrinking per seed in the measurement; the
 	// README's table is measured with the test's cap.
 	measureShrink = flag.Duration("mutants.shrinktime", shrinkTime, "shrinking cap per seed of -mutants.measure")
@@ -39,7 +40,7 @@ func TestMeasureMutants(t *testing.T) {
 			var finds []time.Duration
 			var checks, drawn, lengths []int
 			for seed := *firstSeed; seed < *firstSeed+uint64(*seeds); seed++ {
-				h := run(t, m, settings{seed: seed, checks: *budgetFlag, steps: steps, shrink: *measureShrink})
+				h := run(t, m, settings{seed: seed, checks: *budgetFlag, steps: *stepsFlag, shrink: *measureShrink})
 				t.Logf("seed %d: found=%v after %d checks in %v, %d drawn, %d in all (with shrinking %v)", seed, h.found, h.checks, h.find.Round(time.Millisecond), h.drawn, h.length, h.total.Round(time.Millisecond))
 				if h.found {
 					finds, checks = append(finds, h.find), append(checks, h.checks)

@@ -5,6 +5,7 @@ import (
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/mutants/decide"
 )
 
 // Mutant is one buggy controller of the catalogue.
@@ -15,17 +16,23 @@ type Mutant struct {
 	Bug string
 	// Caught is a substring of the failure the property reports.
 	Caught string
-	// Spec plugs the buggy controller in place of a built-in component.
+	// Spec plugs the buggy controller in place of a built-in component
+	// (properties.CheckController, the implementation alone).
 	Spec cluster.ControllerSpec
+	// Decisions, when set, is the same bug in the shared decision code
+	// (package decide), for the model property, the lockstep and
+	// `converge check --mutant`.
+	Decisions model.Decisions
 }
 
 // All is the catalogue, in the README's order.
 var All = []Mutant{
 	{
-		Name:   "replicaset-no-expectations",
-		Bug:    "counts pods from its cache without waiting for its own creates to show",
-		Caught: "a ReplicaSet never has more pods than it asked for",
-		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newNoExpectations},
+		Name:      "replicaset-no-expectations",
+		Bug:       "counts pods from its cache without waiting for its own creates to show",
+		Caught:    "a ReplicaSet never has more pods than it asked for",
+		Spec:      cluster.ControllerSpec{Name: model.ReplicaSetController, New: newNoExpectations},
+		Decisions: decide.ReplicaSetNoExpectations,
 	},
 	{
 		Name:   "replicaset-edge-triggered",
@@ -34,10 +41,11 @@ var All = []Mutant{
 		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newEdgeTriggered},
 	},
 	{
-		Name:   "endpoints-lists-unready",
-		Bug:    "lists every selected pod with an IP, ready or not",
-		Caught: "endpoints name only pods that were ready",
-		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newUnreadyEndpoints},
+		Name:      "endpoints-lists-unready",
+		Bug:       "lists every selected pod with an IP, ready or not",
+		Caught:    "endpoints name only pods that were ready",
+		Spec:      cluster.ControllerSpec{Name: model.EndpointsController, New: newUnreadyEndpoints},
+		Decisions: decide.EndpointsListsUnready,
 	},
 	{
 		Name:   "endpoints-create-only",
@@ -46,16 +54,32 @@ var All = []Mutant{
 		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newCreateOnlyEndpoints},
 	},
 	{
-		Name:   "gc-trusts-cache",
-		Bug:    "deletes a dependent whose owner is missing from its cache, without a live read",
-		Caught: "the garbage collector deletes only orphans",
-		Spec:   cluster.ControllerSpec{Name: model.GarbageCollector, New: newCacheTrustingGC},
+		Name:      "gc-trusts-cache",
+		Bug:       "deletes a dependent whose owner is missing from its cache, without a live read",
+		Caught:    "the garbage collector deletes only orphans",
+		Spec:      cluster.ControllerSpec{Name: model.GarbageCollector, New: newCacheTrustingGC},
+		Decisions: decide.GCTrustsCache,
 	},
 	{
 		Name:   "deployment-ignores-maxsurge",
 		Bug:    "creates a new template's ReplicaSet at full replicas, ignoring maxSurge",
 		Caught: "a rollout stays within replicas+maxSurge",
 		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newSurgeBlind},
+	},
+	// Issue 22's bug classes 4 and 7, reachable now that a user's return
+	// value decides the retry and transient API errors are a fault (class 2
+	// is in Elusive).
+	{
+		Name:   "replicaset-swallows-errors",
+		Bug:    "logs a failed write and returns nil, so the key is never retried (class 4)",
+		Caught: "model: not converged",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newSwallower},
+	},
+	{
+		Name:   "replicaset-trusts-restart",
+		Bug:    "after a restart takes every ReplicaSet that has pods as done by its previous incarnation: nothing owed (class 7)",
+		Caught: "model: not converged",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newRestartTruster},
 	},
 }
 
@@ -64,6 +88,17 @@ var All = []Mutant{
 // budget (see the README's mutant table), kept so that a better generator
 // can be measured against them.
 var Elusive = []Mutant{
+	{
+		// Class 2. The forced write lands now that a failed write no
+		// longer stops the reconcile, and the checker flags the reverted
+		// spec.replicas; but the conflict needs a scale between the
+		// ReplicaSet's delivery and its reconcile, after pods were made,
+		// and within 300 checks of 15 actions one seed in five finds it.
+		Name:   "replicaset-stale-retry",
+		Bug:    "on a conflict re-sends its stale cached ReplicaSet without a resourceVersion, reverting newer writes (class 2)",
+		Caught: "only the deployment controller changes a ReplicaSet's spec",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newStaleRetrier},
+	},
 	{
 		// Needs a node removed (or gone NotReady) while a pod is pending
 		// and before the scheduler has seen it: a rare interleaving.

@@ -21,7 +21,9 @@ const (
 
 // pinned is, per mutant, the rapid seed of its campaign. Seeds make the
 // test deterministic; after a change to the generator or the cluster pick
-// new ones with -mutants.measure. Shrinking is capped by time and each
+// new ones with -mutants.measure (endpoints-lists-unready and
+// deployment-ignores-maxsurge were re-picked when the api-error fault joined
+// the fault list: their old seeds shrank to 17 and 18 drawn actions). Shrinking is capped by time and each
 // attempt is a fresh cluster over etcd, so a loaded machine gets fewer
 // attempts: these seeds reach their shortest counterexamples (12, 1, 7, 3,
 // 7 and 6 drawn actions) within 3 s even beside two other test packages,
@@ -34,9 +36,12 @@ var pinned = map[string]uint64{
 	"replicaset-no-expectations":  4,
 	"replicaset-edge-triggered":   1,
 	"endpoints-create-only":       3,
-	"endpoints-lists-unready":     5,
+	"endpoints-lists-unready":     3,
 	"gc-trusts-cache":             3,
-	"deployment-ignores-maxsurge": 3,
+	"deployment-ignores-maxsurge": 2,
+	// Issue 22: the transient API error and a crash mid-batch.
+	"replicaset-swallows-errors": 3,
+	"replicaset-trusts-restart":  1,
 }
 
 // TestMutantsAreCaughtAndShrunk proves CheckController has teeth: each
