@@ -37,7 +37,9 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		}
 		return nil
 	}
-	apply := func(a model.Action) {
+	or := NewOracles()
+	apply := func(a model.Action) model.Result {
+		or.Before(impl, impl.Snapshot, a)
 		script = append(script, a)
 		r := impl.Step(a)
 		if errors.Is(r.Err, model.ErrNotEnabled) {
@@ -53,9 +55,17 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		if errs := impl.Errors(); len(errs) > 0 {
 			fail(fmt.Errorf("impl errors: %v", errs))
 		}
+		if err := or.After(impl, s, a, r.Writes); err != nil {
+			fail(err)
+		}
+		return r
 	}
 	t.Repeat(map[string]func(*rapid.T){
 		"action": func(t *rapid.T) {
+			if DrawSettle(t) {
+				Settle(impl, func(a model.Action) { apply(a) })
+				return
+			}
 			a, ok := DrawAction(t, impl, o.Faults)
 			if !ok {
 				t.Skip("nothing enabled")
@@ -87,5 +97,8 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		if err := o.Converged(s); err != nil {
 			fail(err)
 		}
+	}
+	if err := or.End(impl, s, func(a model.Action) (model.Result, error) { return apply(a), nil }); err != nil {
+		fail(err)
 	}
 }
