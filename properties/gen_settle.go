@@ -8,7 +8,7 @@ import (
 
 // SettleOdds is how rarely the implementation property draws a settle
 // instead of one action: one draw in SettleOdds.
-const SettleOdds = 8
+const SettleOdds = 4
 
 // MaxSettleSteps bounds one settle: a fault still in force (a held
 // component, a partitioned node) can keep the cluster busy.
@@ -27,9 +27,15 @@ func DrawSettle(t *rapid.T) bool {
 // Settle runs the fair quiesce schedule from where the cluster is, with
 // whatever faults are in force, for at most MaxSettleSteps steps: every
 // step goes through apply, so the script records it and the checks see it.
+// A cluster without nodes gets one first, as the end of a run does: a
+// pending pod is work under way too.
 func Settle(c interface {
 	NextQuiesceStep() (model.Action, bool)
+	Objects(k model.Kind) []model.Obj
 }, apply func(model.Action)) {
+	if len(c.Objects(model.KindNode)) == 0 && len(c.Objects(model.KindDeployment)) > 0 {
+		apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
+	}
 	for range MaxSettleSteps {
 		a, ok := c.NextQuiesceStep()
 		if !ok {
@@ -37,4 +43,48 @@ func Settle(c interface {
 		}
 		apply(a)
 	}
+}
+
+// DrawImplAction is DrawAction for the implementation property, where
+// settles do much of the stepping: fewer single steps, more user actions,
+// so that a run has the user actions a rollout needs (an apply, then a new
+// image) between its settles. When nothing can step, it draws a user
+// action: a skip counts as a rejection, and rapid ends a run once
+// rejections outnumber actions.
+func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
+	kind := rapid.IntRange(0, 9).Draw(t, "class")
+	switch {
+	case kind < 4:
+		steps := st.EnabledSteps()
+		if len(steps) == 0 {
+			return DrawUser(t, st)
+		}
+		a := rapid.SampledFrom(steps).Draw(t, "step")
+		if faults && a.Op == model.OpReconcile && rapid.IntRange(0, 9).Draw(t, "crash?") == 0 {
+			a.CrashAfter = rapid.IntRange(1, 3).Draw(t, "crash-after")
+		}
+		return a
+	case kind < 8 || !faults:
+		return drawImplUser(t, st)
+	default:
+		return rapid.SampledFrom(st.EnabledFaults()).Draw(t, "fault")
+	}
+}
+
+// drawImplUser is DrawUser, but one time in two it rolls an existing
+// Deployment out to another image: the user action that turns ready pods
+// into a rolling update.
+func drawImplUser(t *rapid.T, st ActionSource) model.Action {
+	ds := st.Objects(model.KindDeployment)
+	if len(ds) == 0 || rapid.IntRange(0, 1).Draw(t, "rollout?") != 0 {
+		return DrawUser(t, st)
+	}
+	d := rapid.SampledFrom(ds).Draw(t, "rollout").(*model.Deployment)
+	next := ImageNames[0]
+	for i, img := range ImageNames {
+		if img == d.Image {
+			next = ImageNames[(i+1)%len(ImageNames)]
+		}
+	}
+	return model.Action{Op: model.OpSetImage, Key: d.Name, Image: next}
 }

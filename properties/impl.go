@@ -19,6 +19,9 @@ type ImplOptions struct {
 	Invariant func(s *model.Snapshot) error
 	// Converged, if set, is checked at the end with model.Converged.
 	Converged func(s *model.Snapshot) error
+	// Uniform draws as DrawAction does, never a settle (DrawSettle): the
+	// generator as it was before issue 22, kept to measure against.
+	Uniform bool
 }
 
 // Impl is the implementation-only property, for controllers the model does
@@ -62,15 +65,19 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	}
 	t.Repeat(map[string]func(*rapid.T){
 		"action": func(t *rapid.T) {
-			if DrawSettle(t) {
+			if !o.Uniform && DrawSettle(t) {
 				Settle(impl, func(a model.Action) { apply(a) })
 				return
 			}
-			a, ok := DrawAction(t, impl, o.Faults)
-			if !ok {
-				t.Skip("nothing enabled")
+			if o.Uniform {
+				a, ok := DrawAction(t, impl, o.Faults)
+				if !ok {
+					t.Skip("nothing enabled")
+				}
+				apply(a)
+				return
 			}
-			apply(a)
+			apply(DrawImplAction(t, impl, o.Faults))
 		},
 	})
 	for _, a := range impl.Recovery() {

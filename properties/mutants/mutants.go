@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	example "github.com/converge-dev/converge/examples/controller"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/controller"
@@ -56,6 +57,56 @@ var All = []Mutant{
 		Bug:    "creates a new template's ReplicaSet at full replicas, ignoring maxSurge",
 		Caught: "a rollout stays within replicas+maxSurge",
 		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newSurgeBlind},
+	},
+	// Issue 22, classes 1 (lost user intent), 3 (leaks from intermediate
+	// states) and 5 (availability): each is caught by an oracle, not by
+	// the invariants or convergence.
+	{
+		Name:   "annotator-writes-stale-copy",
+		Bug:    "writes back its cached Deployment with a fresh resourceVersion: reverts the user's scale",
+		Caught: "controllers keep the user's intent",
+		Spec:   annotatorSpec(true),
+	},
+	{
+		Name:   "replicaset-owner-second-write",
+		Bug:    "creates a pod, then sets its ownerReference in a second write: a crash between leaks the pod",
+		Caught: "nothing a controller created leaks",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newOwnerSecondWrite},
+	},
+	{
+		Name:   "replicaset-counts-terminating",
+		Bug:    "counts terminating pods as live: no replacement until a deleted pod is gone",
+		Caught: "caught-up consistency",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newCountsTerminating},
+	},
+	{
+		Name:   "endpoints-keeps-terminating",
+		Bug:    "keeps terminating pods in Endpoints",
+		Caught: "caught-up consistency",
+		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newTerminatingEndpoints},
+	},
+	{
+		Name:   "deployment-ignores-maxunavailable",
+		Bug:    "scales old ReplicaSets down before the new pods are ready",
+		Caught: "a rollout keeps replicas − maxUnavailable available",
+		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newUnavailableBlind},
+	},
+}
+
+// Controls are correct controllers written the way the mutants are, to
+// show that the oracles raise no false alarm on them.
+var Controls = []Mutant{
+	{
+		Name: "annotator-live-copy", Bug: "none: changes the live copy it read", Caught: "-",
+		Spec: annotatorSpec(false),
+	},
+	{
+		Name: "replicaset-example", Bug: "none: the example controller, owner set at create", Caught: "-",
+		Spec: example.Spec(),
+	},
+	{
+		Name: "endpoints-correct", Bug: "none: the mutants' endpoints controller without a bug", Caught: "-",
+		Spec: cluster.ControllerSpec{Name: model.EndpointsController, New: func(env cluster.ControllerEnv) controller.Reconciler { return newEndpoints(env) }},
 	},
 }
 
