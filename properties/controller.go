@@ -23,6 +23,7 @@ func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
 // CheckControllerTB is CheckController reporting to any rapid.TB (a test
 // that expects a failure passes its own); stores come from t.
 func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o ImplOptions) {
+	o.Settle = !o.Uniform
 	rapid.Check(tb, func(rt *rapid.T) {
 		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Controllers: []cluster.ControllerSpec{spec}})
 		if err != nil {

@@ -28,36 +28,49 @@ func DrawSettle(t *rapid.T) bool {
 // whatever faults are in force, for at most MaxSettleSteps steps: every
 // step goes through apply, so the script records it and the checks see it.
 // A cluster without nodes gets one first, as the end of a run does: a
-// pending pod is work under way too.
+// pending pod is work under way too. A fault can keep a key failing (no
+// Ready node to bind to): the settle stops once idleSteps steps in a row
+// wrote nothing and delivered nothing.
 func Settle(c interface {
 	NextQuiesceStep() (model.Action, bool)
 	Objects(k model.Kind) []model.Obj
-}, apply func(model.Action)) {
+}, apply func(model.Action) model.Result) {
 	if len(c.Objects(model.KindNode)) == 0 && len(c.Objects(model.KindDeployment)) > 0 {
 		apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
 	}
+	idle := 0
 	for range MaxSettleSteps {
 		a, ok := c.NextQuiesceStep()
-		if !ok {
+		if !ok || idle >= idleSteps {
 			return
 		}
-		apply(a)
+		r := apply(a)
+		idle++
+		if a.Op == model.OpDeliver || a.Op == model.OpRelist {
+			idle = 0
+		}
+		for _, w := range r.Writes {
+			if w.Err == nil {
+				idle = 0
+			}
+		}
 	}
 }
 
-// DrawImplAction is DrawAction for the implementation property, where
-// settles do much of the stepping: fewer single steps, more user actions,
-// so that a run has the user actions a rollout needs (an apply, then a new
-// image) between its settles. When nothing can step, it draws a user
-// action: a skip counts as a rejection, and rapid ends a run once
+// idleSteps is how many fruitless steps end a settle.
+const idleSteps = 12
+
+// DrawImplAction is DrawAction for the implementation property: its user
+// actions roll existing Deployments out more often (drawImplUser), and
+// when nothing can step, it draws a user action: a skip counts as a rejection, and rapid ends a run once
 // rejections outnumber actions.
 func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
 	kind := rapid.IntRange(0, 9).Draw(t, "class")
 	switch {
-	case kind < 4:
+	case kind < 6:
 		steps := st.EnabledSteps()
 		if len(steps) == 0 {
-			return DrawUser(t, st)
+			return drawImplUser(t, st)
 		}
 		a := rapid.SampledFrom(steps).Draw(t, "step")
 		if faults && a.Op == model.OpReconcile && rapid.IntRange(0, 9).Draw(t, "crash?") == 0 {

@@ -19,8 +19,11 @@ type ImplOptions struct {
 	Invariant func(s *model.Snapshot) error
 	// Converged, if set, is checked at the end with model.Converged.
 	Converged func(s *model.Snapshot) error
-	// Uniform draws as DrawAction does, never a settle (DrawSettle): the
-	// generator as it was before issue 22, kept to measure against.
+	// Settle draws settles (DrawSettle) and DrawImplAction's actions
+	// instead of DrawAction's: runs that finish rollouts. CheckController
+	// turns it on unless Uniform is set.
+	Settle bool
+	// Uniform keeps CheckController on DrawAction's uniform draws.
 	Uniform bool
 }
 
@@ -65,11 +68,11 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	}
 	t.Repeat(map[string]func(*rapid.T){
 		"action": func(t *rapid.T) {
-			if !o.Uniform && DrawSettle(t) {
-				Settle(impl, func(a model.Action) { apply(a) })
+			if o.Settle && DrawSettle(t) {
+				Settle(impl, apply)
 				return
 			}
-			if o.Uniform {
+			if !o.Settle {
 				a, ok := DrawAction(t, impl, o.Faults)
 				if !ok {
 					t.Skip("nothing enabled")

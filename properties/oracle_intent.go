@@ -66,6 +66,7 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 		}
 		if w.Verb == model.VerbCreate && w.After != nil {
 			in.created[model.M(w.After).UID] = w.Actor
+			in.byUser[model.M(w.After).UID] = w.Actor == "user"
 		}
 		if !userKind(w.Ref.Kind) {
 			continue
@@ -94,9 +95,6 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 }
 
 func (in *Intents) observeUser(a model.Action, w model.Write) {
-	if w.Verb == model.VerbCreate && w.After != nil {
-		in.byUser[model.M(w.After).UID] = true
-	}
 	it := &intent{step: in.step, action: a, obj: w.After}
 	if w.After == nil || w.Verb == model.VerbDelete {
 		it.deleted = true

@@ -64,7 +64,7 @@ func rolloutShare(t *testing.T, uniform bool) float64 {
 		}
 		defer s.Close()
 		r := &rollouts{readyHashes: map[int64]map[string]bool{}}
-		Impl(rt, s, ImplOptions{Faults: true, Uniform: uniform, Invariant: r.observe})
+		Impl(rt, s, ImplOptions{Faults: true, Settle: !uniform, Invariant: r.observe})
 		checks++
 		if r.done {
 			done++

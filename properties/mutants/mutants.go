@@ -18,6 +18,9 @@ type Mutant struct {
 	Caught string
 	// Spec plugs the buggy controller in place of a built-in component.
 	Spec cluster.ControllerSpec
+	// Settle hunts it with CheckController's default generator (settles
+	// and rollouts, properties.ImplOptions.Settle), not the uniform one.
+	Settle bool
 }
 
 // All is the catalogue, in the README's order.
@@ -63,30 +66,35 @@ var All = []Mutant{
 	// the invariants or convergence.
 	{
 		Name:   "annotator-writes-stale-copy",
+		Settle: true,
 		Bug:    "writes back its cached Deployment with a fresh resourceVersion: reverts the user's scale",
 		Caught: "controllers keep the user's intent",
 		Spec:   annotatorSpec(true),
 	},
 	{
 		Name:   "replicaset-owner-second-write",
+		Settle: true,
 		Bug:    "creates a pod, then sets its ownerReference in a second write: a crash between leaks the pod",
 		Caught: "nothing a controller created leaks",
 		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newOwnerSecondWrite},
 	},
 	{
 		Name:   "replicaset-counts-terminating",
+		Settle: true,
 		Bug:    "counts terminating pods as live: no replacement until a deleted pod is gone",
 		Caught: "caught-up consistency",
 		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newCountsTerminating},
 	},
 	{
 		Name:   "endpoints-keeps-terminating",
+		Settle: true,
 		Bug:    "keeps terminating pods in Endpoints",
 		Caught: "caught-up consistency",
 		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newTerminatingEndpoints},
 	},
 	{
 		Name:   "deployment-ignores-maxunavailable",
+		Settle: true,
 		Bug:    "scales old ReplicaSets down before the new pods are ready",
 		Caught: "a rollout keeps replicas − maxUnavailable available",
 		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newUnavailableBlind},
