@@ -8,7 +8,7 @@ import (
 
 // SettleOdds is how rarely the implementation property draws a settle
 // instead of one action: one draw in SettleOdds.
-const SettleOdds = 4
+const SettleOdds = 3
 
 // MaxSettleSteps bounds one settle: a fault still in force (a held
 // component, a partitioned node) can keep the cluster busy.
@@ -60,8 +60,9 @@ func Settle(c interface {
 // idleSteps is how many fruitless steps end a settle.
 const idleSteps = 12
 
-// DrawImplAction is DrawAction for the implementation property: its user
-// actions roll existing Deployments out more often (drawImplUser), and
+// DrawImplAction is DrawAction for the implementation property: a reconcile
+// gets a crash point twice as often (one in five), its user actions roll
+// Deployments out and delete ready pods more often (drawImplUser), and
 // when nothing can step, it draws a user action: a skip counts as a rejection, and rapid ends a run once
 // rejections outnumber actions.
 func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
@@ -73,7 +74,7 @@ func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
 			return drawImplUser(t, st)
 		}
 		a := rapid.SampledFrom(steps).Draw(t, "step")
-		if faults && a.Op == model.OpReconcile && rapid.IntRange(0, 9).Draw(t, "crash?") == 0 {
+		if faults && a.Op == model.OpReconcile && rapid.IntRange(0, 4).Draw(t, "crash?") == 0 {
 			a.CrashAfter = rapid.IntRange(1, 3).Draw(t, "crash-after")
 		}
 		return a
@@ -84,20 +85,38 @@ func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
 	}
 }
 
-// drawImplUser is DrawUser, but one time in two it rolls an existing
-// Deployment out to another image: the user action that turns ready pods
-// into a rolling update.
+// drawImplUser is DrawUser, biased to what turns a settled cluster into a
+// transition: one time in two it rolls an existing Deployment out to
+// another image (or applies one, when there is none), one time in six it
+// deletes a ready pod (a replacement and an Endpoints update follow);
+// otherwise DrawUser.
 func drawImplUser(t *rapid.T, st ActionSource) model.Action {
-	ds := st.Objects(model.KindDeployment)
-	if len(ds) == 0 || rapid.IntRange(0, 1).Draw(t, "rollout?") != 0 {
-		return DrawUser(t, st)
-	}
-	d := rapid.SampledFrom(ds).Draw(t, "rollout").(*model.Deployment)
-	next := ImageNames[0]
-	for i, img := range ImageNames {
-		if img == d.Image {
-			next = ImageNames[(i+1)%len(ImageNames)]
+	switch rapid.IntRange(0, 5).Draw(t, "bias") {
+	case 0, 1, 2:
+		ds := st.Objects(model.KindDeployment)
+		if len(ds) == 0 {
+			return model.Action{Op: model.OpApply, Key: rapid.SampledFrom(DeploymentNames).Draw(t, "deployment"),
+				N: rapid.IntRange(1, 4).Draw(t, "replicas"), Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
 		}
+		d := rapid.SampledFrom(ds).Draw(t, "rollout").(*model.Deployment)
+		next := ImageNames[0]
+		for i, img := range ImageNames {
+			if img == d.Image {
+				next = ImageNames[(i+1)%len(ImageNames)]
+			}
+		}
+		return model.Action{Op: model.OpSetImage, Key: d.Name, Image: next}
+	case 3:
+		var ready []model.Obj
+		for _, o := range st.Objects(model.KindPod) {
+			if p := o.(*model.Pod); p.Ready && !p.Deleting {
+				ready = append(ready, o)
+			}
+		}
+		if len(ready) == 0 {
+			break
+		}
+		return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.M(rapid.SampledFrom(ready).Draw(t, "ready pod")).Name}
 	}
-	return model.Action{Op: model.OpSetImage, Key: d.Name, Image: next}
+	return DrawUser(t, st)
 }

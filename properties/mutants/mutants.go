@@ -46,7 +46,7 @@ var All = []Mutant{
 	{
 		Name:   "endpoints-create-only",
 		Bug:    "creates Endpoints but never updates them: \"already exists\" taken as done",
-		Caught: "model: not converged",
+		Caught: "caught-up consistency",
 		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newCreateOnlyEndpoints},
 	},
 	{
