@@ -28,13 +28,14 @@ func DrawSettle(t *rapid.T) bool {
 // whatever faults are in force, for at most MaxSettleSteps steps: every
 // step goes through apply, so the script records it and the checks see it.
 // A cluster without nodes gets one first, as the end of a run does: a
-// pending pod is work under way too. A fault can keep a key failing (no
+// pending pod is work under way too. With faults, a reconcile now and then
+// gets a crash point (settleCrashOdds). A fault can keep a key failing (no
 // Ready node to bind to): the settle stops once idleSteps steps in a row
 // wrote nothing and delivered nothing.
-func Settle(c interface {
+func Settle(t *rapid.T, c interface {
 	NextQuiesceStep() (model.Action, bool)
 	Objects(k model.Kind) []model.Obj
-}, apply func(model.Action) model.Result) {
+}, faults bool, apply func(model.Action) model.Result) {
 	if len(c.Objects(model.KindNode)) == 0 && len(c.Objects(model.KindDeployment)) > 0 {
 		apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
 	}
@@ -43,6 +44,9 @@ func Settle(c interface {
 		a, ok := c.NextQuiesceStep()
 		if !ok || idle >= idleSteps {
 			return
+		}
+		if faults && a.Op == model.OpReconcile && rapid.IntRange(0, settleCrashOdds-1).Draw(t, "settle crash?") == 0 {
+			a.CrashAfter = rapid.IntRange(1, 3).Draw(t, "settle crash-after")
 		}
 		r := apply(a)
 		idle++
@@ -59,6 +63,12 @@ func Settle(c interface {
 
 // idleSteps is how many fruitless steps end a settle.
 const idleSteps = 12
+
+// settleCrashOdds: with faults on, one reconcile of a settle in
+// settleCrashOdds gets a crash point, so that crashes between two writes
+// of one reconcile (the leak of an intermediate state) happen amid the
+// long runs of work that settles are.
+const settleCrashOdds = 40
 
 // DrawImplAction is DrawAction for the implementation property: a reconcile
 // gets a crash point twice as often (one in five), its user actions roll

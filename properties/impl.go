@@ -69,7 +69,7 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	t.Repeat(map[string]func(*rapid.T){
 		"action": func(t *rapid.T) {
 			if o.Settle && DrawSettle(t) {
-				Settle(impl, apply)
+				Settle(t, impl, o.Faults, apply)
 				return
 			}
 			if !o.Settle {

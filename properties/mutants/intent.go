@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/cluster"
@@ -9,11 +10,12 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
-// seenAnnotation is what the annotator stamps on every Deployment.
-const seenAnnotation = "converge.dev/seen"
+// seenAnnotation is what the annotator stamps on every Deployment: the
+// generation it last saw.
+const seenAnnotation = "converge.dev/seen-generation"
 
-// annotator is a small added controller that stamps an annotation on every
-// Deployment, the kind of bookkeeping many operators do. stale makes it
+// annotator is a small added controller that stamps on every Deployment the
+// generation it last saw, the kind of bookkeeping many operators do. stale makes it
 // write back its cached copy with the live resourceVersion taken from a
 // read, so the write passes the CAS: whatever the user changed since the
 // cache last heard (a kubectl scale, a set image) is reverted. The correct
@@ -41,7 +43,11 @@ func annotatorSpec(stale bool) cluster.ControllerSpec {
 
 func (a *annotator) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	cached, ok := get[*api.Deployment](a.deployments, req)
-	if !ok || cached.DeletionTimestamp != nil || cached.Annotations[seenAnnotation] == "true" {
+	if !ok || cached.DeletionTimestamp != nil {
+		return controller.Result{}, nil
+	}
+	gen := strconv.FormatInt(cached.Generation, 10)
+	if cached.Annotations[seenAnnotation] == gen {
 		return controller.Result{}, nil
 	}
 	live, err := a.client.Get(ctx, "deployments", req.Namespace, req.Name)
@@ -60,7 +66,7 @@ func (a *annotator) Reconcile(ctx context.Context, req controller.Request) (cont
 	if next.Annotations == nil {
 		next.Annotations = map[string]string{}
 	}
-	next.Annotations[seenAnnotation] = "true"
+	next.Annotations[seenAnnotation] = gen
 	_, err = a.client.Update(ctx, next)
 	return controller.Result{}, err
 }
