@@ -130,3 +130,41 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 	}
 	return DrawUser(t, st)
 }
+
+// GracePeriod runs the control plane, not the kubelets, until it has
+// nothing left to do: what happens while a deleted pod terminates, for the
+// grace period a real kubelet takes. The fair schedule reconciles kubelets
+// first (by name), so it removes a terminating pod before any controller
+// sees it caught up; this gives the controllers that moment. It ends as a
+// settle does.
+func GracePeriod(c interface{ EnabledSteps() []model.Action }, apply func(model.Action) model.Result) {
+	idle := 0
+	for range MaxSettleSteps {
+		var next *model.Action
+		for _, a := range c.EnabledSteps() {
+			if model.NodeOf(a.Who) != "" || a.Op == model.OpHeartbeat {
+				continue
+			}
+			if a.Op == model.OpDeliver || a.Op == model.OpRelist {
+				next = &a
+				break
+			}
+			if next == nil && a.Op == model.OpReconcile {
+				next = &a
+			}
+		}
+		if next == nil || idle >= idleSteps {
+			return
+		}
+		r := apply(*next)
+		idle++
+		if next.Op == model.OpDeliver || next.Op == model.OpRelist {
+			idle = 0
+		}
+		for _, w := range r.Writes {
+			if w.Err == nil {
+				idle = 0
+			}
+		}
+	}
+}

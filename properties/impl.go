@@ -80,7 +80,11 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 				apply(a)
 				return
 			}
-			apply(DrawImplAction(t, impl, o.Faults))
+			a := DrawImplAction(t, impl, o.Faults)
+			apply(a)
+			if a.Op == model.OpDelete && a.Kind == model.KindPod {
+				GracePeriod(impl, apply)
+			}
 		},
 	})
 	for _, a := range impl.Recovery() {
