@@ -21,7 +21,9 @@ func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
 }
 
 // CheckControllerTB is CheckController reporting to any rapid.TB (a test
-// that expects a failure passes its own); stores come from t.
+// that expects a failure passes its own); stores come from t. It draws
+// with settles (ImplOptions.Settle), so that runs finish rollouts, unless
+// o.Uniform asks for DrawAction's uniform draws.
 func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o ImplOptions) {
 	o.Settle = !o.Uniform
 	rapid.Check(tb, func(rt *rapid.T) {

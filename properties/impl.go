@@ -29,8 +29,10 @@ type ImplOptions struct {
 
 // Impl is the implementation-only property, for controllers the model does
 // not have (a user's): random interleavings drawn from the implementation's
-// own enabled set, the invariants after every step, then recovery, a fair
-// quiesce and convergence.
+// own enabled set (with settles when o.Settle), the invariants and the
+// oracles (Oracles) after every step, then recovery, a fair quiesce,
+// convergence and the end-of-run oracles: intent, leaks, the differential
+// run, the fixed point.
 func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	chk := model.NewChecker()
 	var script Script
