@@ -21,10 +21,12 @@ func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
 }
 
 // CheckControllerTB is CheckController reporting to any rapid.TB (a test
-// that expects a failure passes its own); stores come from t. It runs
-// through Check, so CONVERGE_SHARD, CONVERGE_SEED and CONVERGE_REPORT shard
-// it across CI jobs.
+// that expects a failure passes its own); stores come from t. It draws
+// with settles (ImplOptions.Settle), so that runs finish rollouts, unless
+// o.Uniform asks for DrawAction's uniform draws. It runs through Check, so
+// CONVERGE_SHARD, CONVERGE_SEED and CONVERGE_REPORT shard it across CI jobs.
 func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o ImplOptions) {
+	o.Settle = !o.Uniform
 	Check(tb, func(rt *rapid.T) {
 		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Controllers: []cluster.ControllerSpec{spec}})
 		if err != nil {

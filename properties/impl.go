@@ -19,12 +19,20 @@ type ImplOptions struct {
 	Invariant func(s *model.Snapshot) error
 	// Converged, if set, is checked at the end with model.Converged.
 	Converged func(s *model.Snapshot) error
+	// Settle draws settles (DrawSettle) and DrawImplAction's actions
+	// instead of DrawAction's: runs that finish rollouts. CheckController
+	// turns it on unless Uniform is set.
+	Settle bool
+	// Uniform keeps CheckController on DrawAction's uniform draws.
+	Uniform bool
 }
 
 // Impl is the implementation-only property, for controllers the model does
 // not have (a user's): random interleavings drawn from the implementation's
-// own enabled set, the invariants after every step, then recovery, a fair
-// quiesce and convergence.
+// own enabled set (with settles when o.Settle), the invariants and the
+// oracles (Oracles) after every step, then recovery, a fair quiesce,
+// convergence and the end-of-run oracles: intent, leaks, the differential
+// run, the fixed point.
 func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	chk := model.NewChecker()
 	var script Script
@@ -37,7 +45,9 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		}
 		return nil
 	}
-	apply := func(a model.Action) {
+	or := NewOracles()
+	apply := func(a model.Action) model.Result {
+		or.Before(impl, impl.Snapshot, a)
 		script = append(script, a)
 		r := impl.Step(a)
 		if errors.Is(r.Err, model.ErrNotEnabled) {
@@ -53,14 +63,30 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		if errs := impl.Errors(); len(errs) > 0 {
 			fail(fmt.Errorf("impl errors: %v", errs))
 		}
+		if err := or.After(impl, s, a, r.Writes); err != nil {
+			fail(err)
+		}
+		return r
 	}
 	t.Repeat(map[string]func(*rapid.T){
 		"action": func(t *rapid.T) {
-			a, ok := DrawAction(t, impl, o.Faults)
-			if !ok {
-				t.Skip("nothing enabled")
+			if o.Settle && DrawSettle(t) {
+				Settle(t, impl, o.Faults, apply)
+				return
 			}
+			if !o.Settle {
+				a, ok := DrawAction(t, impl, o.Faults)
+				if !ok {
+					t.Skip("nothing enabled")
+				}
+				apply(a)
+				return
+			}
+			a := DrawImplAction(t, impl, o.Faults)
 			apply(a)
+			if a.Op == model.OpDelete && a.Kind == model.KindPod {
+				GracePeriod(impl, apply)
+			}
 		},
 	})
 	for _, a := range impl.Recovery() {
@@ -87,5 +113,8 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		if err := o.Converged(s); err != nil {
 			fail(err)
 		}
+	}
+	if err := or.End(impl, s, func(a model.Action) (model.Result, error) { return apply(a), nil }); err != nil {
+		fail(err)
 	}
 }

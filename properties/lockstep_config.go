@@ -60,21 +60,29 @@ type modelRun struct {
 	st     *model.State
 	chk    *model.Checker
 	script Script
+	or     *Oracles
+	last   model.Result // the last step's, for the fixed-point oracle
 }
 
 func newModelRun(cfg model.Config) *modelRun {
-	return &modelRun{st: model.New(cfg), chk: model.NewChecker()}
+	return &modelRun{st: model.New(cfg), chk: model.NewChecker(), or: NewOracles()}
 }
 
 func (m *modelRun) fail(err error) error { return &Failure{Step: len(m.script), Msg: err.Error()} }
 
 func (m *modelRun) step(a model.Action) error {
 	m.script = append(m.script, a)
+	m.or.Before(m.st, m.st.Snapshot, a)
 	r := m.st.Step(a)
+	m.last = r
 	if errors.Is(r.Err, model.ErrNotEnabled) {
 		return m.fail(r.Err)
 	}
-	if err := m.chk.Check(m.st.Snapshot(), r.Writes); err != nil {
+	s := m.st.Snapshot()
+	if err := m.chk.Check(s, r.Writes); err != nil {
+		return m.fail(err)
+	}
+	if err := m.or.After(m.st, s, a, r.Writes); err != nil {
 		return m.fail(err)
 	}
 	return nil
@@ -106,5 +114,13 @@ func (m *modelRun) finish() error {
 	if err := model.Converged(m.st.Snapshot()); err != nil {
 		return m.fail(err)
 	}
-	return nil
+	err := m.or.End(m.st, m.st.Snapshot(), func(a model.Action) (model.Result, error) {
+		err := m.step(a)
+		return m.last, err
+	})
+	var f *Failure
+	if err != nil && !errors.As(err, &f) {
+		return m.fail(err)
+	}
+	return err
 }

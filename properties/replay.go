@@ -38,12 +38,13 @@ type Pair struct {
 	Script Script // the actions applied so far
 	chkM   *model.Checker
 	chkS   *model.Checker
+	or     *Oracles // on the model side: the states are equal
 }
 
 // NewPair starts a model with cfg next to impl. The implementation must be
 // configured with the same decisions (cluster.SteppedConfig.Decisions).
 func NewPair(cfg model.Config, impl *cluster.Stepped) *Pair {
-	return &Pair{Model: model.New(cfg), Impl: impl, chkM: model.NewChecker(), chkS: model.NewChecker()}
+	return &Pair{Model: model.New(cfg), Impl: impl, chkM: model.NewChecker(), chkS: model.NewChecker(), or: NewOracles()}
 }
 
 func (p *Pair) fail(format string, args ...any) error {
@@ -54,6 +55,7 @@ func (p *Pair) fail(format string, args ...any) error {
 func (p *Pair) Step(a model.Action) (Results, error) {
 	p.Script = append(p.Script, a)
 	n := len(p.Script)
+	p.or.Before(p.Model, p.Model.Snapshot, a)
 	rm, rs := p.Model.Step(a), p.Impl.Step(a)
 	r := Results{Model: rm, Impl: rs}
 	if lm, ls := model.FormatStep(a, rm), model.FormatStep(a, rs); lm != ls {
@@ -74,6 +76,9 @@ func (p *Pair) Step(a model.Action) (Results, error) {
 	}
 	if errs := p.Impl.Errors(); len(errs) > 0 {
 		return r, p.fail("impl errors: %v", errs)
+	}
+	if err := p.or.After(p.Model, sm, a, rm.Writes); err != nil {
+		return r, p.fail("%v", err)
 	}
 	return r, nil
 }
@@ -108,7 +113,15 @@ func (p *Pair) Finish() error {
 	if err := model.Converged(p.Impl.Snapshot()); err != nil {
 		return p.fail("impl: %v", err)
 	}
-	return nil
+	err := p.or.End(p.Model, p.Model.Snapshot(), func(a model.Action) (model.Result, error) {
+		r, err := p.Step(a)
+		return r.Model, err
+	})
+	var f *Failure
+	if err != nil && !errors.As(err, &f) {
+		return p.fail("%v", err)
+	}
+	return err
 }
 
 // ParseScript reads a script: one model.ParseAction line per action; blank

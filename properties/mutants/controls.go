@@ -28,7 +28,7 @@ type Control struct {
 }
 
 // Controls are the false-alarm checks of the catalogue.
-var Controls = []Control{
+var Controls = append([]Control{
 	{
 		Name:  "replicaset-periodic-resync",
 		Idiom: "asks to be reconciled again in ten minutes after every successful pass (RequeueAfter)",
@@ -44,7 +44,7 @@ var Controls = []Control{
 		Idiom: "names pods <set>-0, <set>-1, ... and reuses a deleted pod's name once it is gone, as StatefulSets do",
 		Spec:  cluster.ControllerSpec{Name: model.ReplicaSetController, New: newOrdinal},
 	},
-}
+}, oracleControls...)
 
 // ResyncPeriod is replicaset-periodic-resync's RequeueAfter.
 const ResyncPeriod = 10 * time.Minute

@@ -20,6 +20,9 @@ import (
 // Endpoints of a deleted Service stay forever.
 type endpoints struct {
 	listUnready, createOnly, leak bool
+	// keepTerminating lists pods that are shutting down (see
+	// newTerminatingEndpoints).
+	keepTerminating bool
 
 	client    client.Client
 	services  *controller.Cache
@@ -73,7 +76,7 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 			return controller.Result{}, err
 		}
 		p := o.(*model.Pod)
-		if selects(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && !p.Deleting {
+		if selects(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && (!p.Deleting || e.keepTerminating) {
 			addrs = append(addrs, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}

@@ -63,7 +63,7 @@ func run(t *testing.T, m mutants.Mutant, c settings) hunt {
 			rt.Fatal(err)
 		}
 		defer s.Close()
-		properties.Impl(rt, s, properties.ImplOptions{Faults: true})
+		properties.Impl(rt, s, properties.ImplOptions{Faults: true, Settle: m.Settle})
 	})
 	h.total, h.report = time.Since(start), rec.Text()
 	h.found = h.found && rec.Failed()

@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	example "github.com/converge-dev/converge/examples/controller"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/controller"
@@ -23,6 +24,9 @@ type Mutant struct {
 	// (package decide), for the model property, the lockstep and
 	// `converge check --mutant`.
 	Decisions model.Decisions
+	// Settle hunts it with CheckController's default generator (settles
+	// and rollouts, properties.ImplOptions.Settle), not the uniform one.
+	Settle bool
 }
 
 // All is the catalogue, in the README's order.
@@ -50,7 +54,7 @@ var All = []Mutant{
 	{
 		Name:   "endpoints-create-only",
 		Bug:    "creates Endpoints but never updates them: \"already exists\" taken as done",
-		Caught: "model: not converged",
+		Caught: "caught-up consistency",
 		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newCreateOnlyEndpoints},
 	},
 	{
@@ -80,6 +84,61 @@ var All = []Mutant{
 		Bug:    "after a restart takes every ReplicaSet that has pods as done by its previous incarnation: nothing owed (class 7)",
 		Caught: "model: not converged",
 		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newRestartTruster},
+	},
+	// Issue 22, classes 1 (lost user intent), 3 (leaks from intermediate
+	// states) and 5 (availability): each is caught by an oracle, not by
+	// the invariants or convergence.
+	{
+		Name:   "annotator-writes-stale-copy",
+		Settle: true,
+		Bug:    "writes back its cached Deployment with a fresh resourceVersion: reverts the user's scale",
+		Caught: "controllers keep the user's intent",
+		Spec:   annotatorSpec(true),
+	},
+	{
+		Name:   "replicaset-owner-second-write",
+		Settle: true,
+		Bug:    "creates a pod, then sets its ownerReference in a second write: a crash between leaks the pod",
+		Caught: "nothing a controller created leaks",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newOwnerSecondWrite},
+	},
+	{
+		Name:   "replicaset-counts-terminating",
+		Settle: true,
+		Bug:    "counts terminating pods as live: no replacement until a deleted pod is gone",
+		Caught: "caught-up consistency",
+		Spec:   cluster.ControllerSpec{Name: model.ReplicaSetController, New: newCountsTerminating},
+	},
+	{
+		Name:   "endpoints-keeps-terminating",
+		Settle: true,
+		Bug:    "keeps terminating pods in Endpoints",
+		Caught: "caught-up consistency",
+		Spec:   cluster.ControllerSpec{Name: model.EndpointsController, New: newTerminatingEndpoints},
+	},
+	{
+		Name:   "deployment-ignores-maxunavailable",
+		Settle: true,
+		Bug:    "scales old ReplicaSets down before the new pods are ready",
+		Caught: "a rollout keeps replicas − maxUnavailable available",
+		Spec:   cluster.ControllerSpec{Name: model.DeploymentController, New: newUnavailableBlind},
+	},
+}
+
+// oracleControls are correct controllers written the way the oracles'
+// mutants are, to show that the oracles raise no false alarm on them.
+var oracleControls = []Control{
+	{
+		Name: "annotator-live-copy", Idiom: "changes the live copy it read",
+		Spec: annotatorSpec(false),
+	},
+	{
+		Name: "replicaset-example", Idiom: "the example controller, owner set at create",
+		Spec: example.Spec(),
+	},
+	{
+		Name: "endpoints-correct", Idiom: "the mutants' endpoints controller without a bug",
+		Spec: cluster.ControllerSpec{Name: model.EndpointsController, New: func(env cluster.ControllerEnv) controller.Reconciler { return newEndpoints(env) }},
 	},
 }
 

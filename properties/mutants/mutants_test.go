@@ -42,6 +42,13 @@ var pinned = map[string]uint64{
 	// Issue 22: the transient API error and a crash mid-batch.
 	"replicaset-swallows-errors": 3,
 	"replicaset-trusts-restart":  1,
+	// Issue 22's, hunted with the settle generator (Mutant.Settle); these
+	// seeds shrank to 6, 2, 3, 6 and 4 drawn actions when measured.
+	"annotator-writes-stale-copy":       4,
+	"replicaset-owner-second-write":     5,
+	"replicaset-counts-terminating":     3,
+	"endpoints-keeps-terminating":       4,
+	"deployment-ignores-maxunavailable": 3,
 }
 
 // TestMutantsAreCaughtAndShrunk proves CheckController has teeth: each

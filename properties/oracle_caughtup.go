@@ -1,0 +1,159 @@
+package properties
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/converge-dev/converge/model"
+)
+
+// Observed is what the oracles read from a cluster besides its snapshot:
+// the model and the stepped implementation both provide it.
+type Observed interface {
+	Components() []string
+	Queue(component string) []string
+	EnabledSteps() []model.Action
+	EnabledFaults() []model.Action
+}
+
+// caughtUp lists the components that have delivered every event and have
+// no queued key: not held, not down, no relist or delivery pending. Only
+// for those does a component's output have to match its input.
+func caughtUp(o Observed) map[string]bool {
+	busy := map[string]bool{}
+	for _, a := range o.EnabledSteps() {
+		if a.Op == model.OpDeliver || a.Op == model.OpRelist {
+			busy[a.Who] = true
+		}
+	}
+	for _, a := range o.EnabledFaults() {
+		switch a.Op {
+		case model.OpRelease:
+			busy[a.Who] = true
+		case model.OpNodeUp: // partitioned: its kubelet and kube-proxy are down
+			busy[model.KubeletName(a.Who)], busy[model.ProxyName(a.Who)] = true, true
+		}
+	}
+	out := map[string]bool{}
+	for _, n := range o.Components() {
+		if !busy[n] && len(o.Queue(n)) == 0 {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// selects is a label selector match, as the controllers use it: an empty
+// selector selects nothing.
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// CaughtUp is the caught-up consistency oracle: a component that has seen
+// every event and has nothing queued has no excuse for outputs that do not
+// match its inputs. A ReplicaSet then has exactly spec.replicas live,
+// non-terminating pods; Endpoints list exactly the ready, non-terminating
+// pods; a node's kube-proxy rules match the Endpoints. Eventual checks at
+// quiescence miss a controller that is wrong only in between (it counts
+// terminating pods, it keeps them in Endpoints); this one does not.
+func CaughtUp(o Observed, s *model.Snapshot) error {
+	up := caughtUp(o)
+	if up[model.ReplicaSetController] {
+		if err := replicaSetsCaughtUp(s); err != nil {
+			return err
+		}
+	}
+	if up[model.EndpointsController] {
+		if err := endpointsCaughtUp(s); err != nil {
+			return err
+		}
+	}
+	for _, n := range o.Components() {
+		if node := model.NodeOf(n); node != "" && n == model.ProxyName(node) && up[n] {
+			if err := proxyCaughtUp(s, node); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func caughtUpViolation(format string, args ...any) error {
+	return violationf("caught-up consistency", format, args...)
+}
+
+func replicaSetsCaughtUp(s *model.Snapshot) error {
+	live := map[int64]int{}
+	for _, o := range s.List(model.KindPod) {
+		p := o.(*model.Pod)
+		if p.Deleting || p.Owner.Kind != model.KindReplicaSet || p.Owner.UID == 0 {
+			continue
+		}
+		rs, _ := s.Objects[model.Ref{Kind: model.KindReplicaSet, Name: p.Owner.Name}].(*model.ReplicaSet)
+		if rs != nil && rs.UID == p.Owner.UID && selects(rs.PodLabels, p.Labels) {
+			live[rs.UID]++
+		}
+	}
+	for _, o := range s.List(model.KindReplicaSet) {
+		rs := o.(*model.ReplicaSet)
+		if !rs.Deleting && live[rs.UID] != rs.Replicas {
+			return caughtUpViolation("the replicaset controller is caught up, but replicaset %s has %d live non-terminating pods, spec.replicas %d", rs.Name, live[rs.UID], rs.Replicas)
+		}
+	}
+	return nil
+}
+
+// readyAddresses are the addresses Endpoints of svc must list: the ready,
+// non-terminating pods it selects, in name order.
+func readyAddresses(s *model.Snapshot, svc *model.Service) []model.Address {
+	var out []model.Address
+	for _, o := range s.List(model.KindPod) {
+		p := o.(*model.Pod)
+		if selects(svc.Selector, p.Labels) && p.Ready && !p.Deleting && p.PodIP != "" {
+			out = append(out, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
+		}
+	}
+	return out
+}
+
+func endpointsCaughtUp(s *model.Snapshot) error {
+	for _, o := range s.List(model.KindService) {
+		svc := o.(*model.Service)
+		want := readyAddresses(s, svc)
+		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Name: svc.Name}].(*model.Endpoints)
+		if ep == nil {
+			return caughtUpViolation("the endpoints controller is caught up, but service %s has no Endpoints", svc.Name)
+		}
+		if !slices.Equal(ep.Addresses, want) || ep.Port != model.EndpointsPort(svc, want) {
+			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s list %v, not the ready non-terminating pods %v", svc.Name, ep.Addresses, want)
+		}
+	}
+	for _, o := range s.List(model.KindEndpoints) {
+		if s.Objects[model.Ref{Kind: model.KindService, Name: model.M(o).Name}] == nil {
+			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s outlive their Service", model.M(o).Name)
+		}
+	}
+	return nil
+}
+
+func proxyCaughtUp(s *model.Snapshot, node string) error {
+	want := map[string]model.Rule{}
+	for _, o := range s.List(model.KindService) {
+		svc := o.(*model.Service)
+		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Name: svc.Name}].(*model.Endpoints)
+		want[svc.Name] = model.RuleFor(svc, ep)
+	}
+	same := func(a, b model.Rule) bool { return a.Port == b.Port && slices.Equal(a.Backends, b.Backends) }
+	if !maps.EqualFunc(s.Rules[node], want, same) {
+		return caughtUpViolation("%s is caught up, but its rules %v do not match the Endpoints %v", model.ProxyName(node), s.Rules[node], want)
+	}
+	return nil
+}

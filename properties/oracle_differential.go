@@ -1,0 +1,133 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/converge-dev/converge/model"
+)
+
+// masked are the fields that differ between runs that reach the same end
+// by different paths: names and places the cluster picks, counters and
+// clocks. Everything else of the end state must be the same.
+var masked = map[string]bool{
+	"metadata.generation": true, "status.observedGeneration": true, "metadata.revision": true,
+	"spec.nodeName": true, "status.podIP": true, "status.restartCount": true,
+	"spec.podCIDR": true, "status.heartbeat": true, "status.transitionAt": true,
+}
+
+// maskedLines renders an end state without what masked names: pods by
+// their owner and fields (so counted, not named), ReplicaSets scaled to
+// zero left out (their number is the rollout history), Endpoints and rules
+// by how many backends they have.
+func maskedLines(s *model.Snapshot) []string {
+	var out []string
+	count := map[string]int{}
+	for _, o := range s.Objects {
+		ref := model.RefOf(o)
+		if rs, ok := o.(*model.ReplicaSet); ok && rs.Replicas == 0 && rs.Status == (model.ReplicaSetStatus{}) {
+			continue
+		}
+		var fs []string
+		for _, f := range s.Fields(o) {
+			if !masked[f.Name] && f.Name != "subsets.addresses" {
+				fs = append(fs, f.Name+"="+f.Value)
+			}
+		}
+		if ep, ok := o.(*model.Endpoints); ok {
+			fs = append(fs, fmt.Sprintf("addresses=%d", len(ep.Addresses)))
+		}
+		if ref.Kind == model.KindPod {
+			count["pods "+strings.Join(fs, " ")]++
+			continue
+		}
+		out = append(out, ref.String()+" "+strings.Join(fs, " "))
+	}
+	for _, c := range s.Containers {
+		count[fmt.Sprintf("containers image=%s running=%v", c.Image, c.Running)]++
+	}
+	for node, rules := range s.Rules {
+		for svc, r := range rules {
+			out = append(out, fmt.Sprintf("rules/%s/%s port=%d backends=%d", node, svc, r.Port, len(r.Backends)))
+		}
+	}
+	for k, n := range count {
+		out = append(out, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Reference is the end state of a fault-free, sequential run of the last
+// intents on the correct model: the nodes of s, then every Deployment and
+// Service the user last left in place, then quiesce.
+func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
+	st := model.New(model.Config{})
+	var acts []model.Action
+	for _, o := range s.List(model.KindNode) {
+		acts = append(acts, model.Action{Op: model.OpAddNode, Who: model.M(o).Name})
+	}
+	refs := make([]model.Ref, 0, len(in.last))
+	for r := range in.last {
+		refs = append(refs, r)
+	}
+	slices.SortFunc(refs, func(a, b model.Ref) int { return strings.Compare(a.String(), b.String()) })
+	for _, r := range refs {
+		it := in.last[r]
+		if it.deleted {
+			continue
+		}
+		switch o := it.obj.(type) {
+		case *model.Deployment:
+			surge, unavailable := o.MaxSurge, o.MaxUnavailable
+			acts = append(acts, model.Action{Op: model.OpApply, Key: o.Name, N: o.Replicas, Image: o.Image, Surge: &surge, Unavailable: &unavailable})
+		case *model.Service:
+			acts = append(acts, model.Action{Op: model.OpApplyService, Key: o.Name, App: o.Selector["app"], N: o.Port})
+		}
+	}
+	for _, a := range acts {
+		if r := st.Step(a); r.Err != nil {
+			return nil, fmt.Errorf("properties: the differential run: %s: %w", a, r.Err)
+		}
+	}
+	if _, err := st.Quiesce(MaxQuiesceSteps); err != nil {
+		return nil, fmt.Errorf("properties: the differential run: %w", err)
+	}
+	return st.Snapshot(), nil
+}
+
+// Differential is the differential oracle at convergence: the end state,
+// masked, equals the reference run's. A run that converged through faults
+// and interleavings to something a sequential run never produces (an extra
+// pod nobody owns, a Service's port from an older apply, an image reverted)
+// fails here even when every other check passes.
+func (in *Intents) Differential(s *model.Snapshot) error {
+	ref, err := in.Reference(s)
+	if err != nil {
+		return err
+	}
+	got, want := maskedLines(s), maskedLines(ref)
+	if slices.Equal(got, want) {
+		return nil
+	}
+	var diff []string
+	inWant := map[string]bool{}
+	for _, l := range want {
+		inWant[l] = true
+	}
+	inGot := map[string]bool{}
+	for _, l := range got {
+		inGot[l] = true
+		if !inWant[l] {
+			diff = append(diff, "only here: "+l)
+		}
+	}
+	for _, l := range want {
+		if !inGot[l] {
+			diff = append(diff, "only in the sequential run: "+l)
+		}
+	}
+	return violationf("the end state equals a fault-free sequential run's", "%s", strings.Join(diff, "; "))
+}
