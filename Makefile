@@ -2,6 +2,10 @@
 GO        ?= go
 FUZZTIME  ?= 15s
 CHECKS    ?= 2000
+# convergeselfcheck turns on converge's own self-checks (the registry
+# compares every object it keeps with a decode); users' binaries never
+# build with it. See ARCHITECTURE.md, "Self-checks".
+TESTTAGS  ?= convergeselfcheck
 
 .PHONY: test demo bench fuzz golden lint build check-model race
 
@@ -10,7 +14,7 @@ build:
 
 # The default test run: unit, scenario, property and integration tests.
 test: lint
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 20m -tags $(TESTTAGS) ./...
 	$(MAKE) test-clients
 	$(MAKE) fuzz-smoke
 	$(MAKE) race

@@ -7,7 +7,8 @@ import (
 )
 
 // Op is the type of an action. The model and the stepped implementation
-// accept the same alphabet (DESIGN.md contract 1).
+// accept the same alphabet (ARCHITECTURE.md, contract 1: one action
+// alphabet).
 type Op uint8
 
 const (

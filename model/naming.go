@@ -7,7 +7,7 @@ import (
 )
 
 // Names are derived, never random, so that the model and the implementation
-// agree on every object name (DESIGN.md contract 2).
+// agree on every object name (ARCHITECTURE.md, contract 2: determinism).
 
 // safeAlphabet avoids vowels and look-alike digits, as Kubernetes does, so a
 // hash never spells a word.

@@ -11,8 +11,8 @@ import (
 
 // Snapshot is the observable state of a cluster: stored objects, every
 // node's containers and proxy rules, and the clock. The implementation
-// projects itself into the same type (DESIGN.md contract 3), so lockstep is
-// Equal(model.Snapshot(), Project(impl)).
+// projects itself into the same type (ARCHITECTURE.md, contract 3:
+// projection), so lockstep is Equal(model.Snapshot(), Project(impl)).
 type Snapshot struct {
 	Now        int64
 	Objects    map[Ref]Obj

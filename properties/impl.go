@@ -12,7 +12,9 @@ import (
 
 // ImplOptions are the extra checks of a user's controller.
 type ImplOptions struct {
-	// Faults draws faults too (default in CheckController: true).
+	// Faults draws faults too. The zero value draws none: set it for the
+	// run with faults (stale views, relists, crashes, container crashes,
+	// node down and up), as the README's example does.
 	Faults bool
 	// Invariant, if set, is checked after every step with the built-in
 	// invariants.

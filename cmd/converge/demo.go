@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -95,27 +94,49 @@ func demoRunning(ctx context.Context, actions []model.Action, nodes int, endpoin
 		return err
 	}
 	defer closeStore()
-	var mu sync.Mutex
+	base, err := st.Rev(ctx)
+	if err != nil {
+		return err
+	}
 	n := 0
-	logLine := func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
+	causal := newCausalLog(base, func(line string) {
+		if strings.HasPrefix(line, "==") {
+			fmt.Fprintln(stdout, line)
+			return
+		}
 		n++
 		fmt.Fprintf(stdout, "%4d. %s\n", n, line)
-	}
+	}, func() (int64, error) { return st.Rev(context.Background()) }, func(a model.Action, res model.Result) bool {
+		return a.Op != model.OpHeartbeat || res.Err != nil
+	})
 	fmt.Fprintf(stdout, "== etcd up; starting the control plane with %d fake nodes\n", nodes)
-	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: nodes, Log: logLine})
+	r, err := cluster.StartRunning(cluster.RunningConfig{Store: st, Nodes: nodes, OnStep: causal.step})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	fmt.Fprintln(stdout, "== kubectl apply -f (the seed manifest)")
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				causal.tick()
+			}
+		}
+	}()
+	causal.section("== kubectl apply -f (the seed manifest)")
 	for _, a := range actions {
 		if res := r.Apply(a); res.Err != nil {
 			return fmt.Errorf("%s: %w", a, res.Err)
 		}
 	}
 	snap, err := r.WaitConverged(ctx, 50*time.Millisecond)
+	causal.close()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			fmt.Fprintln(stdout, "== interrupted; shutting down")
@@ -123,8 +144,6 @@ func demoRunning(ctx context.Context, actions []model.Action, nodes int, endpoin
 		}
 		return err
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	fmt.Fprintln(stdout, "== converged; state:")
 	printState(stdout, snap)
 	return nil

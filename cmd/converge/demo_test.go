@@ -21,6 +21,7 @@ func TestDemoOnEtcdConverges(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
 	}
+	checkBindBeforeRun(t, out.String())
 }
 
 func TestDemoModelWalksTheSeedOrder(t *testing.T) {

@@ -198,7 +198,7 @@ func TestExamplesDecodeAndValidate(t *testing.T) {
 	assert.Equal(t, "default", d.Namespace)
 	assert.Equal(t, map[string]string{"app": "myapp"}, d.Labels)
 	assert.Equal(t, int32(3), *d.Spec.Replicas)
-	assert.Equal(t, "nginx:1.27", d.Spec.Template.Spec.Containers[0].Image)
+	assert.Equal(t, "nginx:1.21.6", d.Spec.Template.Spec.Containers[0].Image)
 	assert.Equal(t, int32(80), d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort)
 	assert.True(t, d.Spec.Selector.Matches(d.Spec.Template.Labels))
 

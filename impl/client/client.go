@@ -16,8 +16,9 @@ type (
 )
 
 // Client is what every component uses to talk to the apiserver. The
-// in-process Local client calls the registry; an HTTP client comes later.
-// Components must not care which.
+// in-process Local client calls the registry; the HTTP client (HTTP) speaks
+// the Kubernetes REST conventions to an apiserver. Components must not care
+// which.
 type Client interface {
 	Get(ctx context.Context, resource, namespace, name string) (api.Object, error)
 	List(ctx context.Context, resource, namespace string, opts registry.ListOptions) (api.ListObject, error)

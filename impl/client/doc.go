@@ -1,6 +1,6 @@
 // Package client is how every converge component talks to the apiserver.
 // Components hold a Client and do not know whether it calls the registry
-// in-process (Local) or, later, an apiserver over HTTP.
+// in-process (Local) or an apiserver over HTTP (HTTP).
 //
 // Guarantees:
 //   - Local is a thin pass-through: every call is the registry's, with the

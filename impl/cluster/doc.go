@@ -1,6 +1,6 @@
 // Package cluster wires the real control plane together over etcd and
-// drives it in two ways (DESIGN.md contract 4), over one copy of each
-// component's code:
+// drives it in two ways over one copy of each component's code
+// (ARCHITECTURE.md, contract 4: two drivers, one component code):
 //
 //   - Stepped takes the model's action alphabet, one action at a time:
 //     delivering an event waits until etcd has sent it, then applies it;

@@ -32,6 +32,12 @@ type RunningConfig struct {
 	// drown the flow).
 	Log           func(line string)
 	LogHeartbeats bool
+	// OnStep, if set, hears every step that wrote something or failed,
+	// heartbeats included, as it happens, with the store revisions of its
+	// writes: steps run concurrently and may be heard out of causal order,
+	// which a listener can restore from those revisions (converge demo
+	// does).
+	OnStep func(a model.Action, res model.Result)
 	// Events reports what the components do as core/v1 Events (kubectl
 	// describe, kubectl get events), each kept for EventTTL (default
 	// DefaultEventTTL). Off by default: the writes cost time.
@@ -133,6 +139,9 @@ func (r *Running) Close() {
 func (r *Running) logStep(a model.Action, res model.Result) {
 	if len(res.Writes) == 0 && res.Err == nil {
 		return
+	}
+	if r.cfg.OnStep != nil {
+		r.cfg.OnStep(a, res)
 	}
 	if r.cfg.Log != nil && (a.Op != model.OpHeartbeat || r.cfg.LogHeartbeats || res.Err != nil) {
 		r.cfg.Log(model.FormatStep(a, res)) // formatted only for a listener

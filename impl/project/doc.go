@@ -1,8 +1,8 @@
 // Package project maps the implementation's Kubernetes API objects to the
-// model's objects and back (DESIGN.md contract 3). ToModel is the projection
-// that lockstep compares against the model; Apply and New turn the model's
-// decisions back into API objects, so components can reuse the model's pure
-// decision logic.
+// model's objects and back (ARCHITECTURE.md, contract 3: projection).
+// ToModel is the projection that lockstep compares against the model; Apply
+// and New turn the model's decisions back into API objects, so components
+// can reuse the model's pure decision logic.
 //
 // Guarantees:
 //   - Every function is pure apart from UIDs numbering: no clock, no I/O, no

@@ -36,7 +36,7 @@ func TestExampleManifestsProject(t *testing.T) {
 		want []model.Obj
 	}{
 		{"my-app.yaml", []model.Obj{&model.Deployment{Meta: model.Meta{Name: "myapp", Labels: myapp},
-			Replicas: 3, Image: "nginx:1.27", PodLabels: myapp, MaxSurge: percent(25), MaxUnavailable: percent(25)}}},
+			Replicas: 3, Image: "nginx:1.21.6", PodLabels: myapp, MaxSurge: percent(25), MaxUnavailable: percent(25)}}},
 		{"my-service.yaml", []model.Obj{&model.Service{Meta: model.Meta{Name: "myapp"}, Selector: myapp, Port: 80}}},
 		{"echo.yaml", []model.Obj{
 			&model.Deployment{Meta: model.Meta{Name: "echo", Labels: echo},

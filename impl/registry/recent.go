@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
-	"testing"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -145,12 +144,16 @@ func (c *recentValues) settleLocked(so store.Object) api.Object {
 	return w.obj
 }
 
-// checkingKept is on in tests, where checkKept compares every object kept
-// at a write with a decode of the value written: the whole test suite then
-// checks api.Canonicalize on what converge writes. Benchmarks
-// (-test.bench) leave it off, to measure what converge does.
+// checkingKept says whether checkKept compares every object kept at a
+// write with a decode of the value written. It is converge's own
+// self-check of api.Canonicalize on what converge writes, too slow and too
+// strict (it panics) for anyone else: it is on only in binaries built with
+// the convergeselfcheck build tag, which converge's `make test` passes
+// (ARCHITECTURE.md, "Self-checks"), or when a test of this package sets
+// selfCheck. A user's test binary that imports converge never runs it.
+// Benchmarks (-test.bench) leave it off, to measure what converge does.
 var checkingKept = sync.OnceValue(func() bool {
-	if !testing.Testing() {
+	if !selfCheck {
 		return false
 	}
 	bench := flag.Lookup("test.bench")

@@ -206,10 +206,26 @@ func requireKeptIntact(t *testing.T, r *Registry) {
 	}
 }
 
-// Tests check every object a write keeps against a decode (checkKept);
-// this is what turns that on.
+// This package's tests check every object a write keeps against a decode
+// (checkKept): selfcheck_test.go turns that on, as the convergeselfcheck
+// build tag does for every package in `make test`.
 func TestKeptObjectsAreCheckedInTests(t *testing.T) {
 	require.True(t, checkingKept())
+}
+
+// The self-check panics on a kept object that is not what its value
+// decodes to: it has teeth.
+func TestCheckKeptPanicsOnAMismatch(t *testing.T) {
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", ResourceVersion: "7"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	value, err := api.Marshal(pod)
+	require.NoError(t, err)
+	so := store.Object{Key: store.Key{Resource: "pods", Namespace: "default", Name: "p"}, Value: value, Rev: 7}
+	kept, err := decode(so.Key.Resource, so.Value, so.Rev)
+	require.NoError(t, err)
+	require.NotPanics(t, func() { checkKept(so, kept) })
+	kept.(*api.Pod).Spec.Containers[0].Image = "busybox"
+	require.Panics(t, func() { checkKept(so, kept) })
 }
 
 // A shared watch hands out the kept object itself; a plain watch hands
