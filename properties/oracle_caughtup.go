@@ -34,9 +34,12 @@ func caughtUp(o Observed) map[string]bool {
 			busy[model.KubeletName(a.Who)], busy[model.ProxyName(a.Who)] = true, true
 		}
 	}
+	// A RequeueAfter timer is work owed (the stepped implementation has
+	// timers; the model has none).
+	timers, _ := o.(interface{ Pending(string) bool })
 	out := map[string]bool{}
 	for _, n := range o.Components() {
-		if !busy[n] && len(o.Queue(n)) == 0 {
+		if !busy[n] && len(o.Queue(n)) == 0 && (timers == nil || !timers.Pending(n)) {
 			out[n] = true
 		}
 	}

@@ -46,3 +46,15 @@ func (c *component) fireTimers(now int64) {
 		c.queue.AddAfter(k, 0)
 	}
 }
+
+// Pending reports whether component has a RequeueAfter timer set: work it
+// owes, though no key is queued yet.
+func (s *Stepped) Pending(component string) bool {
+	c := s.comps[component]
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers) > 0
+}

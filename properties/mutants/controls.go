@@ -109,12 +109,17 @@ func (o *ordinal) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		}
 	}
 	var active []*api.Pod
+	var res ctrl.Result
 	for i := range want {
 		if p, ok := owned[i]; ok {
 			if p.DeletionTimestamp == nil {
 				active = append(active, p)
+			} else {
+				// A terminating pod's name is taken until it is gone:
+				// come back for it, as a StatefulSet controller does.
+				res.RequeueAfter = time.Second
 			}
-			continue // a terminating pod's name is taken until it is gone
+			continue
 		}
 		p := controller.PodFor(rs)
 		p.GenerateName, p.Name = "", rs.Name+"-"+strconv.Itoa(i)
@@ -129,5 +134,5 @@ func (o *ordinal) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 			}
 		}
 	}
-	return ctrl.Result{}, controller.WriteStatus(ctx, o.client, rs, active)
+	return res, controller.WriteStatus(ctx, o.client, rs, active)
 }
