@@ -25,8 +25,8 @@ const (
 // deployment-ignores-maxsurge were re-picked when the api-error fault joined
 // the fault list: their old seeds shrank to 17 and 18 drawn actions). Shrinking is capped by time and each
 // attempt is a fresh cluster over etcd, so a loaded machine gets fewer
-// attempts: these seeds reach their shortest counterexamples (12, 1, 7, 3,
-// 7 and 6 drawn actions) within 3 s even beside two other test packages,
+// attempts: these seeds reach their shortest counterexamples (12, 1, 5, 5,
+// 10 and 9 drawn actions) within 3 s even beside two other test packages,
 // and the longest one needs more than 1.5 s there; the 8 s cap leaves
 // room for a slower machine. The most is replicaset-no-expectations',
 // which needs a create, a second reconcile of the ReplicaSet before its
