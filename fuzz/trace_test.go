@@ -86,7 +86,7 @@ func firstLines(data []byte, n int) []byte {
 
 // writeAll writes events with a traces.Writer, which must accept every
 // event ReadAll accepted.
-func writeAll(t *testing.T, events []traces.Event) []byte {
+func writeAll(t *testing.T, events []traces.TraceEvent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := traces.NewWriter(&buf)

@@ -65,7 +65,7 @@ type role struct {
 	watches kindSet
 	// keys returns the queue keys an event concerns, reading the view after
 	// the event has been applied.
-	keys func(m *Memory, e Event) []string
+	keys func(m *Memory, e WatchEvent) []string
 	// resync returns every key after a relist.
 	resync func(m *Memory, h Host) []string
 	// reconcile makes the component's writes for one key.

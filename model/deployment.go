@@ -6,7 +6,7 @@ package model
 // maxUnavailable, as upstream's rolloutRolling does, one phase per reconcile.
 var deploymentRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Deployment:
 			return []string{o.Name}

@@ -7,7 +7,7 @@ import "slices"
 // selects, sorted by name; they go when the Service goes.
 var endpointsRole = role{
 	watches: kinds(KindService, KindPod, KindEndpoints),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Service:
 			return []string{o.Name}

@@ -9,7 +9,7 @@ import "strings"
 // view may simply not show a new owner yet.
 var gcRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet, KindPod),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		var out []string
 		if m := e.Obj.meta(); m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m.Owner) {
 			out = append(out, RefOf(e.Obj).String())

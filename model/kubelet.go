@@ -9,7 +9,7 @@ import "strconv"
 // running containers by listing the runtime.
 var kubeletRole = role{
 	watches: kinds(KindPod),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		if p := e.Obj.(*Pod); p.NodeName == c.Node {
 			return []string{p.Name}
 		}

@@ -172,7 +172,7 @@ func (m *Memory) count(o Obj, sign int) {
 }
 
 // Apply puts an event into the view and advances that kind's revision.
-func (m *Memory) Apply(e Event) {
+func (m *Memory) Apply(e WatchEvent) {
 	if e.Type == Deleted {
 		m.Remove(RefOf(e.Obj))
 	} else {
@@ -238,7 +238,7 @@ type Writer interface {
 
 // Keys returns the queue keys an event concerns for a component, reading
 // its memory after the event was applied.
-func Keys(m *Memory, e Event) []string { return roleOf(m.Name).keys(m, e) }
+func Keys(m *Memory, e WatchEvent) []string { return roleOf(m.Name).keys(m, e) }
 
 // Resync returns every key a component queues after a list.
 func Resync(m *Memory, h Host) []string { return roleOf(m.Name).resync(m, h) }

@@ -15,7 +15,7 @@ const (
 // longer exists are deleted at once (upstream's pod GC).
 var nodeLifecycleRole = role{
 	watches: kinds(KindNode, KindPod),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Node:
 			return []string{o.Name}

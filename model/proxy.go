@@ -7,7 +7,7 @@ import "slices"
 // The rules live in the node (like iptables), so they survive a restart.
 var proxyRole = role{
 	watches: kinds(KindService, KindEndpoints),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		return []string{e.Obj.meta().Name}
 	},
 	resync: func(c *Memory, h Host) []string {

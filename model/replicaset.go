@@ -9,7 +9,7 @@ import "sort"
 // stale cache makes it create pods twice.
 var replicaSetRole = role{
 	watches: kinds(KindReplicaSet, KindPod),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *ReplicaSet:
 			return []string{o.Name}

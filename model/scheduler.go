@@ -22,7 +22,7 @@ const (
 // on the pod it saw.
 var schedulerRole = role{
 	watches: kinds(KindPod, KindNode),
-	keys: func(c *Memory, e Event) []string {
+	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Pod:
 			if o.NodeName == "" && e.Type != Deleted && !o.Deleting {

@@ -27,9 +27,9 @@ func (t EventType) String() string {
 	return [...]string{"ADDED", "MODIFIED", "DELETED"}[t]
 }
 
-// Event is one entry of the store's watch log. For Deleted, Obj is the last
+// WatchEvent is one entry of the store's watch log. For Deleted, Obj is the last
 // value and Rev the deletion's revision.
-type Event struct {
+type WatchEvent struct {
 	Type EventType
 	Obj  Obj
 	Rev  int64
@@ -92,7 +92,7 @@ type store struct {
 	nextUID  int64
 	nodes    int            // node registrations so far: the next pod range
 	genNames map[string]int // generateName prefix -> next counter
-	log      []Event        // log[i] has sequence number logBase+i
+	log      []WatchEvent   // log[i] has sequence number logBase+i
 	logBase  int64
 }
 
@@ -110,7 +110,7 @@ func (s *store) clone() *store {
 	for k, v := range s.genNames {
 		c.genNames[k] = v
 	}
-	c.log = append([]Event(nil), s.log...)
+	c.log = append([]WatchEvent(nil), s.log...)
 	return &c
 }
 
@@ -119,14 +119,14 @@ func (s *store) get(r Ref) Obj { return s.objs[r] }
 // logEnd is the sequence number the next event will get.
 func (s *store) logEnd() int64 { return s.logBase + int64(len(s.log)) }
 
-func (s *store) event(seq int64) Event { return s.log[seq-s.logBase] }
+func (s *store) event(seq int64) WatchEvent { return s.log[seq-s.logBase] }
 
 func (s *store) commit(t EventType, o Obj) int64 {
 	s.rev++
 	if t != Deleted {
 		o.meta().Version = s.rev
 	}
-	s.log = append(s.log, Event{Type: t, Obj: o, Rev: s.rev})
+	s.log = append(s.log, WatchEvent{Type: t, Obj: o, Rev: s.rev})
 	if t == Deleted {
 		delete(s.objs, RefOf(o))
 	} else {
@@ -138,7 +138,7 @@ func (s *store) commit(t EventType, o Obj) int64 {
 // trim drops log entries that every reader has passed.
 func (s *store) trim(minCursor int64) {
 	if n := minCursor - s.logBase; n > 1024 && n > int64(len(s.log))/2 {
-		s.log = append([]Event(nil), s.log[n:]...)
+		s.log = append([]WatchEvent(nil), s.log[n:]...)
 		s.logBase = minCursor
 	}
 }

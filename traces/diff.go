@@ -32,10 +32,10 @@ type Change struct {
 	Op Op `json:"op"`
 	// IndexA and IndexB are 0-based positions. For Added, IndexA is the
 	// position in a where the event would go; for Removed, IndexB likewise.
-	IndexA int    `json:"index_a"`
-	IndexB int    `json:"index_b"`
-	A      *Event `json:"a,omitempty"` // nil for Added
-	B      *Event `json:"b,omitempty"` // nil for Removed
+	IndexA int         `json:"index_a"`
+	IndexB int         `json:"index_b"`
+	A      *TraceEvent `json:"a,omitempty"` // nil for Added
+	B      *TraceEvent `json:"b,omitempty"` // nil for Removed
 	// Fields names the fields that differ, for Changed: "detail", "seen",
 	// "script", "writes", "error", "digest".
 	Fields []string `json:"fields,omitempty"`
@@ -68,13 +68,13 @@ type DiffResult struct {
 	Hunks           []Hunk         `json:"hunks,omitempty"`
 	Actors          []ActorSummary `json:"actors,omitempty"` // sorted by actor; only actors with changes
 
-	a, b []Event // masked events, for context lines in WriteText
+	a, b []TraceEvent // masked events, for context lines in WriteText
 }
 
 // Diff aligns a and b and reports how they differ. Events are compared
 // masked (see DiffOptions.Mask) and without their seq, so an event inserted
 // in b shifts the rest without making it differ.
-func Diff(a, b []Event, opts DiffOptions) DiffResult {
+func Diff(a, b []TraceEvent, opts DiffOptions) DiffResult {
 	res := DiffResult{LenA: len(a), LenB: len(b)}
 	res.a, res.b = maskAll(a, opts.Mask), maskAll(b, opts.Mask)
 	content, identity := map[string]int{}, map[string]int{}
@@ -108,8 +108,8 @@ func Diff(a, b []Event, opts DiffOptions) DiffResult {
 	return res
 }
 
-func maskAll(events []Event, extra []string) []Event {
-	out := make([]Event, len(events))
+func maskAll(events []TraceEvent, extra []string) []TraceEvent {
+	out := make([]TraceEvent, len(events))
 	for i, e := range events {
 		out[i] = Mask(e, extra...)
 	}
@@ -118,7 +118,7 @@ func maskAll(events []Event, extra []string) []Event {
 
 // keys interns each event's comparable content (its JSON without seq) and
 // its identity (actor, action, key) as small integers.
-func keys(events []Event, content, identity map[string]int) (ck, ik []int) {
+func keys(events []TraceEvent, content, identity map[string]int) (ck, ik []int) {
 	ck, ik = make([]int, len(events)), make([]int, len(events))
 	intern := func(m map[string]int, s string) int {
 		id, ok := m[s]
@@ -179,7 +179,7 @@ func (res *DiffResult) pairUp(h Hunk, ia, ib []int) []Change {
 
 // explain names the fields in which two events of the same identity differ
 // and says how, most telling first.
-func explain(a, b Event) (fields []string, reason string) {
+func explain(a, b TraceEvent) (fields []string, reason string) {
 	var parts []string
 	add := func(field, why string) {
 		fields = append(fields, field)

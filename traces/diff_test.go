@@ -24,7 +24,7 @@ func TestDiffEqualIgnoresVolatileFields(t *testing.T) {
 
 func TestDiffOneInsertedEventIsOneAddition(t *testing.T) {
 	a := seedFlow(1).done()
-	hb := Event{V: 1, Actor: "kubelet/node-2", Action: "heartbeat", Key: "node-2", Seen: 1, Digest: a[9].Digest}
+	hb := TraceEvent{V: 1, Actor: "kubelet/node-2", Action: "heartbeat", Key: "node-2", Seen: 1, Digest: a[9].Digest}
 	b := insert(seedFlow(2).done(), 10, hb)
 
 	res := Diff(a, b, DiffOptions{})
@@ -49,7 +49,7 @@ func TestDiffOneInsertedEventIsOneAddition(t *testing.T) {
 
 func TestDiffRemovedEvent(t *testing.T) {
 	a := seedFlow(1).done()
-	b := renumber(append(append([]Event{}, a[:3]...), a[4:]...))
+	b := renumber(append(append([]TraceEvent{}, a[:3]...), a[4:]...))
 	res := Diff(a, b, DiffOptions{})
 	require.Len(t, res.Hunks, 1)
 	c := res.Hunks[0].Changes
@@ -194,10 +194,10 @@ func bigTrace(n int, noise int64) *build {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // edits5000 makes two 5000-event traces that differ in a few places.
-func edits5000() (a, b []Event) {
+func edits5000() (a, b []TraceEvent) {
 	a = bigTrace(5000, 1).done()
 	b = bigTrace(5000, 2).done()
-	b = append(append(append([]Event{}, b[:1000]...), Event{V: 1, Actor: "fault", Action: "crash", Key: "scheduler", Digest: b[999].Digest}), b[1000:]...)
+	b = append(append(append([]TraceEvent{}, b[:1000]...), TraceEvent{V: 1, Actor: "fault", Action: "crash", Key: "scheduler", Digest: b[999].Digest}), b[1000:]...)
 	b = append(b[:3000:3000], b[3010:]...)
 	b[4000].Seen++
 	return a, renumber(b)
@@ -231,7 +231,7 @@ func BenchmarkDiff5000Disjoint(b *testing.B) {
 
 func TestWriteJSONIsMachineReadable(t *testing.T) {
 	a := seedFlow(1).done()
-	b := insert(seedFlow(1).done(), 3, Event{V: 1, Actor: "fault", Action: "drop-watch", Key: "deployment-controller", Digest: a[2].Digest})
+	b := insert(seedFlow(1).done(), 3, TraceEvent{V: 1, Actor: "fault", Action: "drop-watch", Key: "deployment-controller", Digest: a[2].Digest})
 	var out bytes.Buffer
 	require.NoError(t, WriteJSON(&out, Diff(a, b, DiffOptions{})))
 	var got struct {
@@ -239,7 +239,7 @@ func TestWriteJSONIsMachineReadable(t *testing.T) {
 		FirstDivergence struct {
 			Op     string
 			IndexA int `json:"index_a"`
-			B      Event
+			B      TraceEvent
 		} `json:"first_divergence"`
 		Actors []ActorSummary
 	}

@@ -132,7 +132,7 @@ func (p *textPrinter) context(res DiffResult, x, y, endA int) {
 }
 
 func (p *textPrinter) change(c Change) {
-	text := func(e *Event) string {
+	text := func(e *TraceEvent) string {
 		if e == nil {
 			return "?"
 		}

@@ -2,13 +2,13 @@
 // records traces from a stepped cluster, streams them to and from files,
 // replays and diffs them, and draws one as an HTML swim-lane timeline.
 //
-// A trace has one Event per action taken by the model or the implementation.
+// A trace has one TraceEvent per action taken by the model or the implementation.
 // Traces are written to be diffed, as etcd-io/raft's interaction traces are:
 // a stable field order, no pointers, and no wall-clock times or random ids in
 // the compared part.
 //
 // Guarantees:
-//   - Deterministic bytes: the same Event always encodes to the same line, and
+//   - Deterministic bytes: the same TraceEvent always encodes to the same line, and
 //     a trace read back by ReadAll and written again is byte-identical.
 //   - The Writer never writes a line the Reader would reject: it validates each
 //     event (v is 1, seq is the previous seq + 1, required fields present,
@@ -17,8 +17,9 @@
 //   - The Reader rejects anything but schema v1: unknown fields, a missing
 //     digest, a seq gap, an over-long line. Every error is a *LineError that
 //     names the line number and wraps ErrBadTrace. It never panics.
-//   - Volatile fields (Event.Rev, Event.Time, Write.Rev, Write.UID) are kept in
-//     files but Mask zeroes them; Diff always compares masked events.
+//   - Volatile fields (TraceEvent.Rev, TraceEvent.Time, Write.Rev,
+//     Write.UID) are kept in files but Mask zeroes them; Diff always
+//     compares masked events.
 //   - Diff ignores seq numbers, so one inserted event shows as one added event
 //     and not as every later event changed. It aligns with Myers' O(ND)
 //     algorithm in linear space and bounds its cost on very different inputs.

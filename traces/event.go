@@ -23,15 +23,15 @@ var (
 	// by a Reader.
 	ErrBadTrace = errors.New("traces: bad trace")
 	// ErrInvalidEvent is wrapped by errors about an event handed to a Writer
-	// or to Event.Validate.
+	// or to TraceEvent.Validate.
 	ErrInvalidEvent = errors.New("traces: invalid event")
 	// ErrUnknownMask is wrapped when a field name given to ValidateMask is not
 	// maskable.
 	ErrUnknownMask = errors.New("traces: unknown mask field")
 )
 
-// Event is one action in a trace. Field order is the order on the wire.
-type Event struct {
+// TraceEvent is one action in a trace. Field order is the order on the wire.
+type TraceEvent struct {
 	V      int     `json:"v"`                // schema version, always 1
 	Seq    int     `json:"seq"`              // 1, 2, 3... without gaps
 	Actor  string  `json:"actor"`            // "user", "fault", "scheduler", "kubelet/node-2", ...
@@ -89,7 +89,7 @@ func ValidateMask(fields []string) error {
 // write's rev and uid), and the extra fields named, such as "digest", "seen",
 // "detail", "error", "writes.fields". Unknown names are ignored; check them
 // with ValidateMask. e itself is not modified.
-func Mask(e Event, extra ...string) Event {
+func Mask(e TraceEvent, extra ...string) TraceEvent {
 	e.Rev, e.Time = 0, ""
 	masked := func(name string) bool { return slices.Contains(extra, name) }
 	if masked("key") {
@@ -127,7 +127,7 @@ func Mask(e Event, extra ...string) Event {
 }
 
 // Validate checks e on its own (not its seq against a previous event).
-func (e Event) Validate() error {
+func (e TraceEvent) Validate() error {
 	if p := e.problem(); p != "" {
 		return fmt.Errorf("%w: seq %d: %s", ErrInvalidEvent, e.Seq, p)
 	}
@@ -135,7 +135,7 @@ func (e Event) Validate() error {
 }
 
 // problem describes what is wrong with e, or returns "".
-func (e Event) problem() string {
+func (e TraceEvent) problem() string {
 	switch {
 	case e.V != Version:
 		return fmt.Sprintf("v %d, want %d", e.V, Version)
@@ -217,14 +217,14 @@ func isToken(s string, letter func(rune) bool) bool {
 //	12 replicaset-controller reconcile myapp-7d9f seen=5 -> CREATE pods/myapp-7d9f-0, UPDATE replicasets/myapp-7d9f [status.replicas] digest=sha256:…
 //
 // Empty and zero fields are left out, so fields zeroed by Mask do not appear.
-func (e Event) String() string {
+func (e TraceEvent) String() string {
 	return string(e.appendText(strconv.AppendInt(nil, int64(e.Seq), 10)))
 }
 
 // Text is String without the seq number, for places that show it apart.
-func (e Event) Text() string { return string(e.appendText(nil)) }
+func (e TraceEvent) Text() string { return string(e.appendText(nil)) }
 
-func (e Event) appendText(b []byte) []byte {
+func (e TraceEvent) appendText(b []byte) []byte {
 	sep := func() {
 		if len(b) > 0 {
 			b = append(b, ' ')
@@ -273,7 +273,7 @@ func (e Event) appendText(b []byte) []byte {
 	return b
 }
 
-// String renders w as it appears after "->" in Event.String:
+// String renders w as it appears after "->" in TraceEvent.String:
 // "UPDATE replicasets/myapp-7d9f [status.replicas]".
 func (w Write) String() string { return string(w.appendText(nil)) }
 

@@ -8,7 +8,7 @@ import (
 )
 
 func TestEventStringIsRaftStyle(t *testing.T) {
-	e := Event{V: 1, Seq: 12, Actor: "replicaset-controller", Action: "reconcile", Key: "myapp-7d9f", Seen: 5,
+	e := TraceEvent{V: 1, Seq: 12, Actor: "replicaset-controller", Action: "reconcile", Key: "myapp-7d9f", Seen: 5,
 		Writes: []Write{
 			{Verb: "CREATE", Resource: "pods", Name: "myapp-7d9f-0"},
 			{Verb: "UPDATE", Resource: "replicasets", Name: "myapp-7d9f", Fields: []string{"status.replicas"}},
@@ -20,7 +20,7 @@ func TestEventStringIsRaftStyle(t *testing.T) {
 }
 
 func TestEventStringShowsVolatileUntilMasked(t *testing.T) {
-	e := Event{V: 1, Seq: 3, Actor: "user", Action: "apply", Key: "myapp", Detail: "replicas=3 image=nginx:1",
+	e := TraceEvent{V: 1, Seq: 3, Actor: "user", Action: "apply", Key: "myapp", Detail: "replicas=3 image=nginx:1",
 		Writes: []Write{{Verb: "CREATE", Resource: "deployments", Name: "myapp", Rev: 7, UID: "u-1", Err: "boom"}},
 		Err:    "store: resource version conflict", Digest: "sha256:aa", Rev: 7, Time: "T1"}
 	require.Equal(t, `3 user apply myapp "replicas=3 image=nginx:1" -> CREATE deployments/myapp error="boom" rev=7 uid=u-1 `+
@@ -32,7 +32,7 @@ func TestEventStringShowsVolatileUntilMasked(t *testing.T) {
 }
 
 func TestEventStringQuotesAmbiguousAtoms(t *testing.T) {
-	e := Event{V: 1, Seq: 1, Actor: "my actor", Action: "tick", Key: `a"b`, Detail: "two\nlines", Digest: "d"}
+	e := TraceEvent{V: 1, Seq: 1, Actor: "my actor", Action: "tick", Key: `a"b`, Detail: "two\nlines", Digest: "d"}
 	require.Equal(t, `1 "my actor" tick "a\"b" "two\nlines" digest=d`, e.String())
 	w := Write{Verb: "UPDATE", Resource: "pods", Name: "x, y", Fields: []string{"a b"}}
 	require.Equal(t, `UPDATE "pods/x, y" ["a b"]`, w.String())
@@ -84,23 +84,23 @@ func TestDigestIsShortAndStable(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	ok := Event{V: 1, Seq: 1, Actor: "user", Action: "set-image", Digest: "d",
+	ok := TraceEvent{V: 1, Seq: 1, Actor: "user", Action: "set-image", Digest: "d",
 		Writes: []Write{{Verb: "RUNTIME-START", Resource: "containers", Name: "c", Fields: []string{"a", "b"}}}}
 	require.NoError(t, ok.Validate())
-	for name, mutate := range map[string]func(*Event){
-		"version":        func(e *Event) { e.V = 2 },
-		"seq":            func(e *Event) { e.Seq = 0 },
-		"actor":          func(e *Event) { e.Actor = "" },
-		"upper action":   func(e *Event) { e.Action = "Apply" },
-		"spaced action":  func(e *Event) { e.Action = "set image" },
-		"digest":         func(e *Event) { e.Digest = "" },
-		"seen":           func(e *Event) { e.Seen = -1 },
-		"utf8":           func(e *Event) { e.Detail = "\xff" },
-		"verb":           func(e *Event) { e.Writes[0].Verb = "create" },
-		"resource":       func(e *Event) { e.Writes[0].Resource = "" },
-		"name":           func(e *Event) { e.Writes[0].Name = "" },
-		"unsorted field": func(e *Event) { e.Writes[0].Fields = []string{"b", "a"} },
-		"dup field":      func(e *Event) { e.Writes[0].Fields = []string{"a", "a"} },
+	for name, mutate := range map[string]func(*TraceEvent){
+		"version":        func(e *TraceEvent) { e.V = 2 },
+		"seq":            func(e *TraceEvent) { e.Seq = 0 },
+		"actor":          func(e *TraceEvent) { e.Actor = "" },
+		"upper action":   func(e *TraceEvent) { e.Action = "Apply" },
+		"spaced action":  func(e *TraceEvent) { e.Action = "set image" },
+		"digest":         func(e *TraceEvent) { e.Digest = "" },
+		"seen":           func(e *TraceEvent) { e.Seen = -1 },
+		"utf8":           func(e *TraceEvent) { e.Detail = "\xff" },
+		"verb":           func(e *TraceEvent) { e.Writes[0].Verb = "create" },
+		"resource":       func(e *TraceEvent) { e.Writes[0].Resource = "" },
+		"name":           func(e *TraceEvent) { e.Writes[0].Name = "" },
+		"unsorted field": func(e *TraceEvent) { e.Writes[0].Fields = []string{"b", "a"} },
+		"dup field":      func(e *TraceEvent) { e.Writes[0].Fields = []string{"a", "a"} },
 	} {
 		e := ok
 		e.Writes = []Write{ok.Writes[0]}

@@ -13,7 +13,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testda
 // leaves the digests after it unchanged. Rev, Time and write UIDs are filled
 // with run-specific noise that masking must hide.
 type build struct {
-	events []Event
+	events []TraceEvent
 	digest string // chained over every write so far
 	noise  int64
 }
@@ -22,7 +22,7 @@ func newBuild(noise int64) *build { return &build{noise: noise} }
 
 // ev adds one event; writes are "VERB resource/name [f1,f2]" strings.
 func (b *build) ev(actor, action, key, detail string, seen int, writes ...string) *build {
-	e := Event{V: 1, Seq: len(b.events) + 1, Actor: actor, Action: action, Key: key, Detail: detail, Seen: seen}
+	e := TraceEvent{V: 1, Seq: len(b.events) + 1, Actor: actor, Action: action, Key: key, Detail: detail, Seen: seen}
 	for _, w := range writes {
 		e.Writes = append(e.Writes, parseWrite(w, b.noise))
 		b.digest = Digest([]byte(b.digest + "\n" + w))
@@ -43,7 +43,7 @@ func (b *build) fail(err string) *build {
 	return b
 }
 
-func (b *build) done() []Event { return b.events }
+func (b *build) done() []TraceEvent { return b.events }
 
 func parseWrite(s string, noise int64) Write {
 	var w Write
@@ -90,8 +90,8 @@ func seedFlow(noise int64) *build {
 }
 
 // renumber gives events seq 1..n again after a test edited the slice.
-func renumber(events []Event) []Event {
-	out := make([]Event, len(events))
+func renumber(events []TraceEvent) []TraceEvent {
+	out := make([]TraceEvent, len(events))
 	for i, e := range events {
 		e.Seq = i + 1
 		out[i] = e
@@ -100,7 +100,7 @@ func renumber(events []Event) []Event {
 }
 
 // insert returns events with e inserted before index i, renumbered.
-func insert(events []Event, i int, e Event) []Event {
-	out := append(append(append([]Event{}, events[:i]...), e), events[i:]...)
+func insert(events []TraceEvent, i int, e TraceEvent) []TraceEvent {
+	out := append(append(append([]TraceEvent{}, events[:i]...), e), events[i:]...)
 	return renumber(out)
 }

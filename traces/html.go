@@ -30,10 +30,10 @@ type lane struct {
 
 // timelineData is embedded in the page as JSON.
 type timelineData struct {
-	Title  string  `json:"title"`
-	Lanes  []lane  `json:"lanes"`
-	Lane   []int   `json:"lane"` // lane index of each event
-	Events []Event `json:"events"`
+	Title  string       `json:"title"`
+	Lanes  []lane       `json:"lanes"`
+	Lane   []int        `json:"lane"` // lane index of each event
+	Events []TraceEvent `json:"events"`
 }
 
 // WriteHTML writes a self-contained HTML page (inline CSS, JS and data; no
@@ -45,11 +45,11 @@ type timelineData struct {
 // "page.html#42" opens with event 42 pinned. Once drawn, <body> carries
 // data-lanes, data-events, data-drawn (rows in the DOM) and
 // data-rendered="true" for tests.
-func WriteHTML(w io.Writer, events []Event, title string) error {
+func WriteHTML(w io.Writer, events []TraceEvent, title string) error {
 	lanes, index := timelineLanes(events)
 	data := timelineData{Title: title, Lanes: lanes, Lane: index, Events: events}
 	if data.Events == nil {
-		data.Events = []Event{}
+		data.Events = []TraceEvent{}
 	}
 	// json.Marshal escapes <, > and &, so the data cannot end its <script>.
 	payload, err := json.Marshal(data)
@@ -93,7 +93,7 @@ func laneKind(actor string) string {
 // timelineLanes returns the lanes in display order and each event's lane.
 // Controllers and unknown actors keep their order of first appearance, which
 // follows the flow; per-node lanes sort by name.
-func timelineLanes(events []Event) ([]lane, []int) {
+func timelineLanes(events []TraceEvent) ([]lane, []int) {
 	first := map[string]int{StoreLane: -1}
 	for i, e := range events {
 		if _, ok := first[e.Actor]; !ok {

@@ -94,7 +94,7 @@ func bodyAttrs(t *testing.T, dom []byte) map[string]string {
 	return attrs
 }
 
-func writePage(t *testing.T, dir, name string, events []Event) string {
+func writePage(t *testing.T, dir, name string, events []TraceEvent) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	var buf bytes.Buffer
@@ -123,7 +123,7 @@ func TestTimelineRendersInChromium(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
 		name   string
-		events []Event
+		events []TraceEvent
 		lanes  int
 		shot   bool
 	}{

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func writeAll(t *testing.T, events []Event) []byte {
+func writeAll(t *testing.T, events []TraceEvent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -36,10 +36,10 @@ func TestRoundTripIsExactAndBytesAreStable(t *testing.T) {
 }
 
 func TestWriterLineHasSchemaFieldOrder(t *testing.T) {
-	e := Event{V: 1, Seq: 1, Actor: "user", Action: "apply", Key: "myapp", Detail: "a->b <x>", Seen: 0,
+	e := TraceEvent{V: 1, Seq: 1, Actor: "user", Action: "apply", Key: "myapp", Detail: "a->b <x>", Seen: 0,
 		Writes: []Write{{Verb: "CREATE", Resource: "deployments", Name: "myapp", Fields: []string{"spec"}, Rev: 4, UID: "u"}},
 		Digest: "sha256:0011223344556677", Rev: 4, Time: "t"}
-	data := writeAll(t, []Event{e})
+	data := writeAll(t, []TraceEvent{e})
 	require.Equal(t, `{"v":1,"seq":1,"actor":"user","action":"apply","key":"myapp","detail":"a->b <x>","seen":0,`+
 		`"writes":[{"verb":"CREATE","resource":"deployments","name":"myapp","fields":["spec"],"rev":4,"uid":"u"}],`+
 		`"digest":"sha256:0011223344556677","rev":4,"time":"t"}`+"\n", string(data))
@@ -48,14 +48,14 @@ func TestWriterLineHasSchemaFieldOrder(t *testing.T) {
 
 func TestWriterRejectsBadEventsAndWritesNothing(t *testing.T) {
 	good := seedFlow(0).done()
-	cases := map[string]Event{
-		"seq gap":      func() Event { e := good[1]; e.Seq = 3; return e }(),
+	cases := map[string]TraceEvent{
+		"seq gap":      func() TraceEvent { e := good[1]; e.Seq = 3; return e }(),
 		"seq repeat":   good[0],
-		"version":      func() Event { e := good[1]; e.V = 0; return e }(),
-		"no digest":    func() Event { e := good[1]; e.Digest = ""; return e }(),
-		"bad action":   func() Event { e := good[1]; e.Action = "Add Node"; return e }(),
-		"invalid utf8": func() Event { e := good[1]; e.Key = "\xc3"; return e }(),
-		"too long":     func() Event { e := good[1]; e.Detail = strings.Repeat("x", MaxLineBytes); return e }(),
+		"version":      func() TraceEvent { e := good[1]; e.V = 0; return e }(),
+		"no digest":    func() TraceEvent { e := good[1]; e.Digest = ""; return e }(),
+		"bad action":   func() TraceEvent { e := good[1]; e.Action = "Add Node"; return e }(),
+		"invalid utf8": func() TraceEvent { e := good[1]; e.Key = "\xc3"; return e }(),
+		"too long":     func() TraceEvent { e := good[1]; e.Detail = strings.Repeat("x", MaxLineBytes); return e }(),
 	}
 	for name, e := range cases {
 		var buf bytes.Buffer
@@ -93,7 +93,7 @@ func TestWriterIOErrorIsSticky(t *testing.T) {
 
 func TestReaderErrorsNameTheLine(t *testing.T) {
 	valid := strings.Split(strings.TrimSuffix(string(writeAll(t, seedFlow(0).done()[:3])), "\n"), "\n")
-	line4 := func(e Event) string { return string(Marshal(e)) }
+	line4 := func(e TraceEvent) string { return string(Marshal(e)) }
 	next := seedFlow(0).done()[3]
 	cases := []struct {
 		name, bad, want string
@@ -176,7 +176,7 @@ func TestReadFileNamesThePath(t *testing.T) {
 	require.NotErrorIs(t, err, ErrBadTrace)
 }
 
-func withSeq(e Event, seq int) Event {
+func withSeq(e TraceEvent, seq int) TraceEvent {
 	e.Seq = seq
 	return e
 }

@@ -48,9 +48,9 @@ func NewReader(r io.Reader) *Reader {
 // Next returns the next event, io.EOF after the last one, or an error. Errors
 // about the content are *LineError; an error is returned again by every
 // later call.
-func (r *Reader) Next() (Event, error) {
+func (r *Reader) Next() (TraceEvent, error) {
 	if r.err != nil {
-		return Event{}, r.err
+		return TraceEvent{}, r.err
 	}
 	e, err := r.next()
 	if err != nil {
@@ -59,41 +59,41 @@ func (r *Reader) Next() (Event, error) {
 	return e, err
 }
 
-func (r *Reader) next() (Event, error) {
+func (r *Reader) next() (TraceEvent, error) {
 	if !r.sc.Scan() {
 		err := r.sc.Err()
 		switch {
 		case err == nil:
-			return Event{}, io.EOF
+			return TraceEvent{}, io.EOF
 		case errors.Is(err, bufio.ErrTooLong):
-			return Event{}, r.fail(r.line+1, "line longer than %d bytes", MaxLineBytes)
+			return TraceEvent{}, r.fail(r.line+1, "line longer than %d bytes", MaxLineBytes)
 		default:
 			if r.path != "" {
-				return Event{}, fmt.Errorf("traces: %s: reading line %d: %w", r.path, r.line+1, err)
+				return TraceEvent{}, fmt.Errorf("traces: %s: reading line %d: %w", r.path, r.line+1, err)
 			}
-			return Event{}, fmt.Errorf("traces: reading line %d: %w", r.line+1, err)
+			return TraceEvent{}, fmt.Errorf("traces: reading line %d: %w", r.line+1, err)
 		}
 	}
 	r.line++
 	line := r.sc.Bytes()
 	if len(line) > MaxLineBytes {
-		return Event{}, r.fail(r.line, "line longer than %d bytes", MaxLineBytes)
+		return TraceEvent{}, r.fail(r.line, "line longer than %d bytes", MaxLineBytes)
 	}
 	e, msg := decodeLine(line)
 	if msg != "" {
-		return Event{}, r.fail(r.line, "%s", msg)
+		return TraceEvent{}, r.fail(r.line, "%s", msg)
 	}
 	if e.V != Version {
-		return Event{}, r.fail(r.line, "v %d, want %d", e.V, Version)
+		return TraceEvent{}, r.fail(r.line, "v %d, want %d", e.V, Version)
 	}
 	if e.Seq != r.last+1 {
 		if r.last == 0 {
-			return Event{}, r.fail(r.line, "seq %d, want 1 for the first event", e.Seq)
+			return TraceEvent{}, r.fail(r.line, "seq %d, want 1 for the first event", e.Seq)
 		}
-		return Event{}, r.fail(r.line, "seq %d follows %d", e.Seq, r.last)
+		return TraceEvent{}, r.fail(r.line, "seq %d follows %d", e.Seq, r.last)
 	}
 	if p := e.problem(); p != "" {
-		return Event{}, r.fail(r.line, "%s", p)
+		return TraceEvent{}, r.fail(r.line, "%s", p)
 	}
 	r.last = e.Seq
 	return e, nil
@@ -106,25 +106,25 @@ func (r *Reader) fail(line int, format string, args ...any) error {
 // decodeLine parses one JSON object strictly: no unknown fields, nothing
 // after the object. It returns a message instead of an error so the caller
 // can attach the line number.
-func decodeLine(line []byte) (Event, string) {
+func decodeLine(line []byte) (TraceEvent, string) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
-		return Event{}, "empty line"
+		return TraceEvent{}, "empty line"
 	}
 	if trimmed[0] != '{' {
-		return Event{}, "not a JSON object"
+		return TraceEvent{}, "not a JSON object"
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
-	var e Event
+	var e TraceEvent
 	if err := dec.Decode(&e); err != nil {
-		return Event{}, jsonMessage(err)
+		return TraceEvent{}, jsonMessage(err)
 	}
 	if dec.More() {
-		return Event{}, "data after the JSON object"
+		return TraceEvent{}, "data after the JSON object"
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Event{}, "data after the JSON object"
+		return TraceEvent{}, "data after the JSON object"
 	}
 	return e, ""
 }
@@ -147,10 +147,10 @@ func jsonMessage(err error) string {
 
 // ReadAll reads a whole trace. On error it returns the events before the bad
 // line as well.
-func ReadAll(r io.Reader) ([]Event, error) { return NewReader(r).readAll() }
+func ReadAll(r io.Reader) ([]TraceEvent, error) { return NewReader(r).readAll() }
 
 // ReadFile reads the trace at path; errors name the path.
-func ReadFile(path string) ([]Event, error) {
+func ReadFile(path string) ([]TraceEvent, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("traces: %w", err)
@@ -161,8 +161,8 @@ func ReadFile(path string) ([]Event, error) {
 	return tr.readAll()
 }
 
-func (r *Reader) readAll() ([]Event, error) {
-	var events []Event
+func (r *Reader) readAll() ([]TraceEvent, error) {
+	var events []TraceEvent
 	for {
 		e, err := r.Next()
 		if err == io.EOF {

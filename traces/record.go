@@ -26,8 +26,8 @@ var (
 // and the digest of snap, the state after the step. seen is the number of
 // events delivered to the actor so far (0 for user and fault actions).
 // Volatile fields other than each write's revision are left empty.
-func FromStep(seq int, a model.Action, r model.Result, seen int, snap *model.Snapshot) Event {
-	e := Event{
+func FromStep(seq int, a model.Action, r model.Result, seen int, snap *model.Snapshot) TraceEvent {
+	e := TraceEvent{
 		V:      Version,
 		Seq:    seq,
 		Actor:  a.Actor(),

@@ -28,8 +28,8 @@ func (r ReplayReport) Reproduced() bool { return r.Departure == nil }
 // Both events are masked as Diff masks them.
 type Departure struct {
 	Seq      int
-	Recorded Event
-	Got      Event
+	Recorded TraceEvent
+	Got      TraceEvent
 	Reason   string // one line, in Diff's words
 }
 
@@ -37,7 +37,7 @@ type Departure struct {
 // the event it makes with the recorded one, ignoring volatile fields as
 // Diff does. It stops at the first departure. The trace is checked for
 // scripts before anything is stepped, so a bad trace changes nothing.
-func Replay(events []Event, s Stepper) (ReplayReport, error) {
+func Replay(events []TraceEvent, s Stepper) (ReplayReport, error) {
 	actions := make([]model.Action, len(events))
 	for i, e := range events {
 		if e.Script == "" {
@@ -67,7 +67,7 @@ func Replay(events []Event, s Stepper) (ReplayReport, error) {
 	return rep, nil
 }
 
-func departureReason(want, got Event) string {
+func departureReason(want, got TraceEvent) string {
 	if want.Actor != got.Actor || want.Action != got.Action || want.Key != got.Key {
 		return fmt.Sprintf("recorded %s %s %s, got %s %s %s", want.Actor, want.Action, want.Key, got.Actor, got.Action, got.Key)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func goldenTrace(t *testing.T, name string) []Event {
+func goldenTrace(t *testing.T, name string) []TraceEvent {
 	t.Helper()
 	events, err := ReadFile(filepath.Join("testdata", "traces", name+".jsonl"))
 	require.NoError(t, err)
@@ -42,20 +42,20 @@ func TestReplayNamesTheFirstDeparture(t *testing.T) {
 
 func TestReplayIgnoresVolatileFieldsOnly(t *testing.T) {
 	events := goldenTrace(t, "seed-pod")
-	noisy := append([]Event(nil), events...)
+	noisy := append([]TraceEvent(nil), events...)
 	noisy[2].Rev, noisy[2].Time = 42, "2026-01-01T00:00:00Z"
 	rep, err := Replay(noisy, model.New(model.Config{}))
 	require.NoError(t, err)
 	require.True(t, rep.Reproduced(), "%+v", rep.Departure)
 
-	tampered := append([]Event(nil), events...)
+	tampered := append([]TraceEvent(nil), events...)
 	tampered[4].Seen++
 	rep, err = Replay(tampered, model.New(model.Config{}))
 	require.NoError(t, err)
 	require.Equal(t, 5, rep.Departure.Seq)
 	require.Contains(t, rep.Departure.Reason, "seen differs")
 
-	reordered := append([]Event(nil), events...)
+	reordered := append([]TraceEvent(nil), events...)
 	reordered[0], reordered[1] = reordered[1], reordered[0]
 	reordered[0].Seq, reordered[1].Seq = 1, 2
 	rep, err = Replay(reordered, model.New(model.Config{}))
@@ -67,11 +67,11 @@ func TestReplayRejectsTracesWithoutScriptsBeforeStepping(t *testing.T) {
 	st := model.New(model.Config{})
 	before := st.Snapshot().Digest()
 	events := goldenTrace(t, "seed-pod")
-	for name, mutate := range map[string]func(*Event){
-		"no script":  func(e *Event) { e.Script = "" },
-		"bad script": func(e *Event) { e.Script = "frobnicate web" },
+	for name, mutate := range map[string]func(*TraceEvent){
+		"no script":  func(e *TraceEvent) { e.Script = "" },
+		"bad script": func(e *TraceEvent) { e.Script = "frobnicate web" },
 	} {
-		bad := append([]Event(nil), events...)
+		bad := append([]TraceEvent(nil), events...)
 		mutate(&bad[3])
 		_, err := Replay(bad, st)
 		require.ErrorIs(t, err, ErrNotReplayable, name)
@@ -136,13 +136,13 @@ func TestFromStepNamesLocalWritesAndSubjects(t *testing.T) {
 }
 
 func TestScriptFieldIsOneLineAndDiffed(t *testing.T) {
-	e := Event{V: 1, Seq: 1, Actor: "user", Action: "scale", Key: "web", Script: "scale web 5", Digest: "d"}
+	e := TraceEvent{V: 1, Seq: 1, Actor: "user", Action: "scale", Key: "web", Script: "scale web 5", Digest: "d"}
 	require.NoError(t, e.Validate())
 	line := Marshal(e)
 	require.Contains(t, string(line), `"key":"web","script":"scale web 5","seen":0`)
 	back, err := ReadAll(bytes.NewReader(append(line, '\n')))
 	require.NoError(t, err)
-	require.Equal(t, []Event{e}, back)
+	require.Equal(t, []TraceEvent{e}, back)
 
 	bad := e
 	bad.Script = "scale web 5\ntick"
@@ -152,7 +152,7 @@ func TestScriptFieldIsOneLineAndDiffed(t *testing.T) {
 
 	other := e
 	other.Script = "scale web 6"
-	res := Diff([]Event{e}, []Event{other}, DiffOptions{})
+	res := Diff([]TraceEvent{e}, []TraceEvent{other}, DiffOptions{})
 	require.Equal(t, []string{"script"}, res.FirstDivergence.Fields)
 	require.Equal(t, `script differs: a "scale web 5" b "scale web 6"`, res.FirstDivergence.Reason)
 }

@@ -85,7 +85,7 @@ func TestScenarioExpandRejectsBadSteps(t *testing.T) {
 // divergence. The text is kept in testdata/diff_mutant_endpoints_unready.golden.
 func TestMutantDivergenceGolden(t *testing.T) {
 	sc, _ := ScenarioNamed("seed-deployment")
-	record := func(cfg model.Config) []Event {
+	record := func(cfg model.Config) []TraceEvent {
 		var buf bytes.Buffer
 		_, err := RecordScenario(sc, cfg, &buf)
 		require.NoError(t, err)

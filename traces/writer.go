@@ -35,7 +35,7 @@ func NewWriter(w io.Writer) *Writer {
 // Write validates e and writes it as one line. It assigns nothing: a wrong
 // seq or version is an error wrapping ErrInvalidEvent, and nothing is written.
 // After an I/O error every Write returns that error.
-func (tw *Writer) Write(e Event) error {
+func (tw *Writer) Write(e TraceEvent) error {
 	if tw.closed {
 		return ErrClosed
 	}
@@ -72,7 +72,7 @@ func (tw *Writer) Close() error {
 
 // encodeLine encodes e with its trailing newline into buf and returns the
 // bytes, which stay valid until the next call.
-func encodeLine(buf *bytes.Buffer, enc *json.Encoder, e Event) ([]byte, error) {
+func encodeLine(buf *bytes.Buffer, enc *json.Encoder, e TraceEvent) ([]byte, error) {
 	buf.Reset()
 	if err := enc.Encode(e); err != nil {
 		return nil, fmt.Errorf("%w: seq %d: %v", ErrInvalidEvent, e.Seq, err)
@@ -85,10 +85,10 @@ func encodeLine(buf *bytes.Buffer, enc *json.Encoder, e Event) ([]byte, error) {
 
 // Marshal encodes e exactly as a Writer writes it, without the newline and
 // without validation. Two equal events give equal bytes.
-func Marshal(e Event) []byte {
+func Marshal(e TraceEvent) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(e) // Event has only strings, ints and slices: it always encodes
+	_ = enc.Encode(e) // TraceEvent has only strings, ints and slices: it always encodes
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

@@ -112,7 +112,7 @@ func TestReportMergeBadInput(t *testing.T) {
 func TestTraceDiffForCI(t *testing.T) {
 	dir := t.TempDir()
 	a := writeTraceFile(t, dir, "golden.jsonl", traceSample())
-	b := writeTraceFile(t, dir, "new.jsonl", traceSample(traces.Event{Actor: "replicaset-controller", Action: "reconcile",
+	b := writeTraceFile(t, dir, "new.jsonl", traceSample(traces.TraceEvent{Actor: "replicaset-controller", Action: "reconcile",
 		Key: "myapp-7d9f", Seen: 1, Writes: []traces.Write{{Verb: "CREATE", Resource: "pods", Name: "myapp-7d9f-0"}}}))
 	code, out, errOut := runTraceCLI("trace", "diff", a, b, "--format", "github")
 	require.Equal(t, 1, code, errOut)

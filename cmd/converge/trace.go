@@ -245,7 +245,7 @@ func runTraceReplay(args []string, stdout, stderr io.Writer) error {
 
 // checkReplayable fails, as traces.Replay would, on an event without a
 // script or with one that does not parse.
-func checkReplayable(events []traces.Event) error {
+func checkReplayable(events []traces.TraceEvent) error {
 	for _, e := range events {
 		if e.Script == "" {
 			return fmt.Errorf("%w: seq %d (%s %s) has no script", traces.ErrNotReplayable, e.Seq, e.Actor, e.Action)
@@ -315,7 +315,7 @@ func (ic *implCluster) close() {
 
 // replay replays events on a fresh stepped implementation under a key
 // prefix of its own, deleted afterwards from an external etcd.
-func (ic *implCluster) replay(events []traces.Event) (traces.ReplayReport, error) {
+func (ic *implCluster) replay(events []traces.TraceEvent) (traces.ReplayReport, error) {
 	prefix := fmt.Sprintf("/converge-replay/%d-%d", os.Getpid(), time.Now().UnixNano())
 	if ic.external {
 		defer func() {
@@ -341,7 +341,7 @@ func (ic *implCluster) replay(events []traces.Event) (traces.ReplayReport, error
 
 // readTrace reads a trace file; any failure is bad input (exit 2), and the
 // message names the file and, for bad content, the line.
-func readTrace(path string) ([]traces.Event, error) {
+func readTrace(path string) ([]traces.TraceEvent, error) {
 	events, err := traces.ReadFile(path)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}

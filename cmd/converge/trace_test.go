@@ -18,8 +18,8 @@ import (
 )
 
 // traceSample is a short seed-flow trace; extra events are appended.
-func traceSample(extra ...traces.Event) []traces.Event {
-	events := []traces.Event{
+func traceSample(extra ...traces.TraceEvent) []traces.TraceEvent {
+	events := []traces.TraceEvent{
 		{Actor: "user", Action: "apply", Key: "myapp", Detail: "replicas=3 image=nginx:1",
 			Writes: []traces.Write{{Verb: "CREATE", Resource: "deployments", Name: "myapp", UID: "u1", Rev: 2}}, Rev: 2},
 		{Actor: "deployment-controller", Action: "deliver", Key: "myapp", Detail: "ADDED deployments/myapp", Seen: 1},
@@ -35,7 +35,7 @@ func traceSample(extra ...traces.Event) []traces.Event {
 	return events
 }
 
-func writeTraceFile(t *testing.T, dir, name string, events []traces.Event) string {
+func writeTraceFile(t *testing.T, dir, name string, events []traces.TraceEvent) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
@@ -60,7 +60,7 @@ func TestTraceDiffExitCodes(t *testing.T) {
 	same := traceSample()
 	same[0].Rev, same[0].Writes[0].UID = 99, "other" // volatile only
 	aAgain := writeTraceFile(t, dir, "a2.jsonl", same)
-	b := writeTraceFile(t, dir, "b.jsonl", traceSample(traces.Event{Actor: "replicaset-controller", Action: "reconcile",
+	b := writeTraceFile(t, dir, "b.jsonl", traceSample(traces.TraceEvent{Actor: "replicaset-controller", Action: "reconcile",
 		Key: "myapp-7d9f", Seen: 1, Writes: []traces.Write{{Verb: "CREATE", Resource: "pods", Name: "myapp-7d9f-0"}}}))
 	bad := filepath.Join(dir, "bad.jsonl")
 	lines, err := os.ReadFile(a)
@@ -183,7 +183,7 @@ func TestTraceView(t *testing.T) {
 
 // goldenSeedPod writes the seed-pod scenario's trace, as recorded on the
 // model, to dir and returns its path and events.
-func goldenSeedPod(t *testing.T, dir string) (string, []traces.Event) {
+func goldenSeedPod(t *testing.T, dir string) (string, []traces.TraceEvent) {
 	t.Helper()
 	sc, ok := traces.ScenarioNamed("seed-pod")
 	require.True(t, ok)

@@ -8,11 +8,11 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
-// ListOptions and Event are the registry's; the aliases spare components an
+// ListOptions and ObjectEvent are the registry's; the aliases spare components an
 // import.
 type (
 	ListOptions = registry.ListOptions
-	Event       = registry.Event
+	ObjectEvent = registry.ObjectEvent
 )
 
 // Client is what every component uses to talk to the apiserver. The
@@ -27,14 +27,14 @@ type Client interface {
 	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 	Bind(ctx context.Context, namespace, pod, node, expectRV string) (api.Object, error)
-	Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error)
+	Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.ObjectEvent, error)
 }
 
 // SharedWatcher is a Client whose watches can hand out objects shared with
 // the apiserver's cache, for readers that never change them (informers):
 // see registry.WatchShared. The in-process client is one.
 type SharedWatcher interface {
-	WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error)
+	WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.ObjectEvent, error)
 }
 
 // local calls a registry in the same process.
@@ -73,11 +73,11 @@ func (c *local) Bind(ctx context.Context, namespace, pod, node, expectRV string)
 	return c.r.Bind(ctx, namespace, pod, node, expectRV)
 }
 
-func (c *local) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error) {
+func (c *local) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.ObjectEvent, error) {
 	return c.r.Watch(ctx, resource, namespace, resourceVersion)
 }
 
-func (c *local) WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.Event, error) {
+func (c *local) WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.ObjectEvent, error) {
 	return c.r.WatchShared(ctx, resource, namespace, resourceVersion)
 }
 

@@ -10,6 +10,6 @@
 //     UpdateStatus, Delete, Bind) with the write's verb (VerbCreate, ...,
 //     the model's trace verbs) and, if the hook returns an error, fails that
 //     write with it without sending it. Reads and watches are never counted.
-//   - ListOptions and Event are the registry's types (aliases), so Client
+//   - ListOptions and ObjectEvent are the registry's types (aliases), so Client
 //     values of either origin are interchangeable.
 package client

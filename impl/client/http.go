@@ -277,7 +277,7 @@ func (c *httpClient) Bind(ctx context.Context, namespace, pod, node, expectRV st
 
 // Watch streams WatchEvents; the channel closes when ctx ends, the server
 // ends the stream, or after an ERROR event.
-func (c *httpClient) Watch(ctx context.Context, resource, namespace, rv string) (<-chan registry.Event, error) {
+func (c *httpClient) Watch(ctx context.Context, resource, namespace, rv string) (<-chan registry.ObjectEvent, error) {
 	p, err := path(resource, namespace, "", "")
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (c *httpClient) Watch(ctx context.Context, resource, namespace, rv string) 
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan registry.Event, 64)
+	out := make(chan registry.ObjectEvent, 64)
 	go func() {
 		defer close(out)
 		defer resp.Body.Close()
@@ -314,26 +314,26 @@ func (c *httpClient) Watch(ctx context.Context, resource, namespace, rv string) 
 	return out, nil
 }
 
-func decodeWatchEvent(resource string, line []byte) (registry.Event, bool) {
+func decodeWatchEvent(resource string, line []byte) (registry.ObjectEvent, bool) {
 	var we api.WatchEvent
 	if err := json.Unmarshal(line, &we); err != nil {
-		return registry.Event{Type: registry.EventError, Err: fmt.Errorf("client: bad watch event: %w", err)}, true
+		return registry.ObjectEvent{Type: registry.EventError, Err: fmt.Errorf("client: bad watch event: %w", err)}, true
 	}
 	if we.Type == "BOOKMARK" {
-		return registry.Event{}, false
+		return registry.ObjectEvent{}, false
 	}
 	if we.Type == "ERROR" {
 		var st api.Status
 		_ = json.Unmarshal(we.Object, &st)
-		return registry.Event{Type: registry.EventError, Err: &api.StatusError{Status: st}}, true
+		return registry.ObjectEvent{Type: registry.EventError, Err: &api.StatusError{Status: st}}, true
 	}
 	obj, err := api.New(resource)
 	if err == nil {
 		err = json.Unmarshal(we.Object, obj)
 	}
 	if err != nil {
-		return registry.Event{Type: registry.EventError, Err: err}, true
+		return registry.ObjectEvent{Type: registry.EventError, Err: err}, true
 	}
 	rev, _ := strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
-	return registry.Event{Type: string(we.Type), Object: obj, Rev: rev}, true
+	return registry.ObjectEvent{Type: string(we.Type), Object: obj, Rev: rev}, true
 }

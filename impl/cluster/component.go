@@ -42,7 +42,7 @@ type component struct {
 
 	// The running driver's inbox of events not yet applied.
 	inboxMu    sync.Mutex
-	inbox      []model.Event
+	inbox      []model.WatchEvent
 	inboxReady chan struct{}
 
 	// user, when set, is a user's controller in place of (or in addition
@@ -77,20 +77,20 @@ func (c *component) watch(k model.Kind, inf *controller.Informer) {
 // onEvent projects an informer's event into the memory and queues the keys
 // the model's handler names.
 func (c *component) onEvent(k model.Kind) controller.Handler {
-	return func(ev controller.Event, _ *controller.Cache) {
+	return func(ev controller.ListWatchEvent, _ *controller.Cache) {
 		o, err := c.env.projectEvent(k, ev.Object)
 		if err != nil {
 			c.env.report(fmt.Errorf("%s: %w", c.name, err))
 			return
 		}
-		c.deliver(model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev})
+		c.deliver(model.WatchEvent{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev})
 	}
 }
 
 // deliver applies e at once in the stepped driver. In the running driver
 // it goes through an inbox, so a shared informer never waits for a
 // component that is busy reconciling.
-func (c *component) deliver(e model.Event) {
+func (c *component) deliver(e model.WatchEvent) {
 	if c.ctx.Err() != nil {
 		return // removed with its node; shared informers outlive it
 	}
@@ -125,7 +125,7 @@ func (c *component) drain() {
 	}
 }
 
-func (c *component) apply(e model.Event) {
+func (c *component) apply(e model.WatchEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mem.Apply(e)
@@ -136,7 +136,7 @@ func (c *component) apply(e model.Event) {
 }
 
 // keys is the model's key function, or a new user component's.
-func (c *component) keys(e model.Event) []string {
+func (c *component) keys(e model.WatchEvent) []string {
 	if c.user != nil && model.WatchedKinds(c.name) == nil {
 		if c.user.spec.Keys != nil {
 			return c.user.spec.Keys(e)
@@ -173,7 +173,7 @@ func (c *component) rebuild(ctx context.Context) {
 	c.seen++
 	if c.user != nil && model.WatchedKinds(c.name) == nil {
 		for _, o := range c.mem.Objects() {
-			for _, key := range c.keys(model.Event{Type: model.Added, Obj: o}) {
+			for _, key := range c.keys(model.WatchEvent{Type: model.Added, Obj: o}) {
 				c.queue.Add(key)
 			}
 		}

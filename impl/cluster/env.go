@@ -120,7 +120,7 @@ func (l listWatcher) List(ctx context.Context, resource, namespace string, o con
 
 // Watch shares the apiserver's objects when it can: an informer's cache
 // only reads them.
-func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) (<-chan controller.Event, error) {
+func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) (<-chan controller.ListWatchEvent, error) {
 	watch := l.c.Watch
 	if sw, ok := l.c.(client.SharedWatcher); ok {
 		watch = sw.WatchShared
@@ -129,11 +129,11 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan controller.Event, 64)
+	out := make(chan controller.ListWatchEvent, 64)
 	go func() {
 		defer close(out)
 		for ev := range in {
-			ce := controller.Event{Type: ev.Type, Object: ev.Object, Rev: ev.Rev, Err: ev.Err}
+			ce := controller.ListWatchEvent{Type: ev.Type, Object: ev.Object, Rev: ev.Rev, Err: ev.Err}
 			if ce.Rev == 0 && ev.Object != nil {
 				ce.Rev, _ = strconv.ParseInt(ev.Object.GetObjectMeta().ResourceVersion, 10, 64)
 			}

@@ -46,7 +46,7 @@ func (d *kubeletPods) add(c *component) {
 	d.byNode[c.node] = c
 }
 
-func (d *kubeletPods) handle(ev controller.Event, _ *controller.Cache) {
+func (d *kubeletPods) handle(ev controller.ListWatchEvent, _ *controller.Cache) {
 	o, err := d.env.projectEvent(model.KindPod, ev.Object)
 	if err != nil {
 		d.env.report(err)
@@ -60,6 +60,6 @@ func (d *kubeletPods) handle(ev controller.Event, _ *controller.Cache) {
 	c := d.byNode[node]
 	d.mu.RUnlock()
 	if c != nil {
-		c.deliver(model.Event{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev})
+		c.deliver(model.WatchEvent{Type: eventType(ev.Type), Obj: o, Rev: ev.Rev})
 	}
 }

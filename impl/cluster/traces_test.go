@@ -17,7 +17,7 @@ var goldenTraces = filepath.Join("..", "..", "traces", "testdata", "traces")
 
 // scenarioRun is one scenario's recorded trace on one cluster.
 type scenarioRun struct {
-	events []traces.Event
+	events []traces.TraceEvent
 	took   time.Duration
 }
 
@@ -42,7 +42,7 @@ func recordActions(t testing.TB, s traces.Stepper, actions []model.Action) scena
 }
 
 // requireSameTrace fails with the text diff when a and b differ after masking.
-func requireSameTrace(t *testing.T, a, b []traces.Event, what string) {
+func requireSameTrace(t *testing.T, a, b []traces.TraceEvent, what string) {
 	t.Helper()
 	res := traces.Diff(a, b, traces.DiffOptions{})
 	if res.Equal {

@@ -21,7 +21,7 @@ type ControllerSpec struct {
 	// Watches and Keys are for new components only. Keys maps an event to
 	// queue keys; nil queues the object's name.
 	Watches []model.Kind
-	Keys    func(e model.Event) []string
+	Keys    func(e model.WatchEvent) []string
 	// New builds the Reconciler. It is called again after every crash, as
 	// a restarted process would be.
 	New func(env ControllerEnv) controller.Reconciler

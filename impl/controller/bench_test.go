@@ -31,7 +31,7 @@ func BenchmarkSteppedDeliver(b *testing.B) {
 	ctx := b.Context()
 	lw := controllertest.NewFakeListWatcher()
 	inf := controller.NewInformer(lw, controller.InformerConfig{Resource: "pods"})
-	inf.AddHandler(func(controller.Event, *controller.Cache) {})
+	inf.AddHandler(func(controller.ListWatchEvent, *controller.Cache) {})
 	if err := inf.AddIndexer("ns", func(o api.Object) []string {
 		return []string{o.GetObjectMeta().Namespace}
 	}); err != nil {

@@ -8,10 +8,10 @@ import (
 )
 
 // Mapper turns an informer event into the Requests to reconcile.
-type Mapper func(ev Event) []Request
+type Mapper func(ev ListWatchEvent) []Request
 
 // EnqueueObject is the default Mapper: the event's own object.
-func EnqueueObject(ev Event) []Request { return []Request{RequestFor(ev.Object)} }
+func EnqueueObject(ev ListWatchEvent) []Request { return []Request{RequestFor(ev.Object)} }
 
 // Controller ties informers, a queue and a Reconciler together. The same
 // value serves both drivers: Run for the running driver, ProcessKey for
@@ -54,7 +54,7 @@ func (c *Controller) Watch(inf *Informer, mapper Mapper) {
 	c.informers = append(c.informers, inf)
 	c.mappers = append(c.mappers, mapper)
 	c.mu.Unlock()
-	inf.AddHandler(func(ev Event, _ *Cache) { c.enqueue(mapper(ev)) })
+	inf.AddHandler(func(ev ListWatchEvent, _ *Cache) { c.enqueue(mapper(ev)) })
 }
 
 // OnError sets a function that hears every failed Reconcile (running and
@@ -81,7 +81,7 @@ func (c *Controller) Resync(inf *Informer) {
 	}
 	rev := inf.LastRev()
 	for _, o := range inf.Cache().List() {
-		c.enqueue(mapper(Event{Type: Modified, Object: o, Rev: rev}))
+		c.enqueue(mapper(ListWatchEvent{Type: Modified, Object: o, Rev: rev}))
 	}
 }
 

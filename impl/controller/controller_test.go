@@ -122,7 +122,7 @@ func TestWatchMapsEventsToKeysAndResyncRequeuesTheCache(t *testing.T) {
 	c := controller.New("rs", controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) {
 		return controller.Result{}, nil
 	}), q)
-	toOwner := func(ev controller.Event) []controller.Request {
+	toOwner := func(ev controller.ListWatchEvent) []controller.Request {
 		m := ev.Object.GetObjectMeta()
 		return []controller.Request{{Namespace: m.Namespace, Name: m.Labels["owner"]}}
 	}

@@ -43,7 +43,7 @@ type recorder struct {
 
 func newRecorder() *recorder { return &recorder{ch: make(chan string, 1024)} }
 
-func (r *recorder) handler(ev controller.Event, c *controller.Cache) {
+func (r *recorder) handler(ev controller.ListWatchEvent, c *controller.Cache) {
 	m := ev.Object.GetObjectMeta()
 	_, cached := c.Get(m.Namespace, m.Name)
 	line := fmt.Sprintf("%s %s rv=%s rev=%d cached=%v", ev.Type, controller.KeyOf(ev.Object), m.ResourceVersion, ev.Rev, cached)

@@ -18,7 +18,7 @@ const Bookmark = "BOOKMARK"
 // is the last state. Handlers run one at a time, on the goroutine that
 // applies events (Run's, or the caller of DeliverNext); they must not call
 // back into the informer's stepped methods.
-type Handler func(ev Event, cache *Cache)
+type Handler func(ev ListWatchEvent, cache *Cache)
 
 // InformerConfig configures one informer. Resource is required; the rest
 // have defaults.
@@ -68,7 +68,7 @@ type Informer struct {
 	watchCancel context.CancelFunc
 	gen         uint64 // bumps on every watch restart; stale goroutines check it
 	watching    bool
-	pending     []Event
+	pending     []ListWatchEvent
 	pendingRev  int64 // highest revision buffered or applied
 	broken      error
 }
@@ -179,21 +179,21 @@ func (i *Informer) list(ctx context.Context, at int64) ([]api.Object, int64, err
 // replaceCache installs a list and returns the events that turn the old
 // cache into the new one, sorted by key: DELETED (last state) for keys now
 // missing, ADDED for new keys, MODIFIED for changed resourceVersions.
-func (i *Informer) replaceCache(objs []api.Object, rev int64) []Event {
+func (i *Informer) replaceCache(objs []api.Object, rev int64) []ListWatchEvent {
 	old := i.cache.replace(objs)
-	var evs []Event
+	var evs []ListWatchEvent
 	for _, o := range objs {
 		prev, had := old[KeyOf(o)]
 		switch {
 		case !had:
-			evs = append(evs, Event{Type: Added, Object: o, Rev: rev})
+			evs = append(evs, ListWatchEvent{Type: Added, Object: o, Rev: rev})
 		case prev.GetObjectMeta().ResourceVersion != o.GetObjectMeta().ResourceVersion:
-			evs = append(evs, Event{Type: Modified, Object: o, Rev: rev})
+			evs = append(evs, ListWatchEvent{Type: Modified, Object: o, Rev: rev})
 		}
 		delete(old, KeyOf(o))
 	}
 	for _, o := range old {
-		evs = append(evs, Event{Type: Deleted, Object: o, Rev: rev})
+		evs = append(evs, ListWatchEvent{Type: Deleted, Object: o, Rev: rev})
 	}
 	sortEvents(evs)
 	i.mu.Lock()
@@ -204,13 +204,13 @@ func (i *Informer) replaceCache(objs []api.Object, rev int64) []Event {
 	return evs
 }
 
-func sortEvents(evs []Event) {
-	slices.SortFunc(evs, func(a, b Event) int { return compareObjects(a.Object, b.Object) })
+func sortEvents(evs []ListWatchEvent) {
+	slices.SortFunc(evs, func(a, b ListWatchEvent) int { return compareObjects(a.Object, b.Object) })
 }
 
 // apply updates the cache with one non-ending event, advances LastRev and
 // calls the handlers.
-func (i *Informer) apply(ev Event) Event {
+func (i *Informer) apply(ev ListWatchEvent) ListWatchEvent {
 	ev.Rev = eventRev(ev)
 	switch ev.Type {
 	case Deleted:
@@ -231,7 +231,7 @@ func (i *Informer) apply(ev Event) Event {
 	return ev
 }
 
-func (i *Informer) notify(hs []Handler, ev Event) {
+func (i *Informer) notify(hs []Handler, ev ListWatchEvent) {
 	for _, h := range hs {
 		h(ev, i.cache)
 	}
@@ -239,7 +239,7 @@ func (i *Informer) notify(hs []Handler, ev Event) {
 
 // checkEvent rejects events the informer cannot apply; such an event ends
 // the watch like an ERROR does.
-func checkEvent(ev Event) error {
+func checkEvent(ev ListWatchEvent) error {
 	if isEnd(ev) {
 		return endErr(ev)
 	}

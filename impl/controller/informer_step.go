@@ -74,7 +74,7 @@ func (i *Informer) RelistAt(ctx context.Context, rev int64) error {
 
 // buffer appends the watch's events to the pending FIFO, never applying
 // them. It stops quietly once its generation is stale.
-func (i *Informer) buffer(ctx context.Context, gen uint64, ch <-chan Event) {
+func (i *Informer) buffer(ctx context.Context, gen uint64, ch <-chan ListWatchEvent) {
 	for ev := range ch {
 		i.mu.Lock()
 		if gen != i.gen {
@@ -160,28 +160,28 @@ func (i *Informer) Broken() bool {
 // empty buffer it fails at once if the watch is broken (ErrWatchBroken,
 // wrapping the cause, e.g. a 410 for which api.IsResourceExpired holds) or
 // absent (ErrNoWatch).
-func (i *Informer) DeliverNext(ctx context.Context) (Event, error) {
+func (i *Informer) DeliverNext(ctx context.Context) (ListWatchEvent, error) {
 	i.stepMu.Lock()
 	defer i.stepMu.Unlock()
 	for {
 		i.mu.Lock()
 		if len(i.pending) > 0 {
 			ev := i.pending[0]
-			i.pending[0] = Event{}
+			i.pending[0] = ListWatchEvent{}
 			i.pending = i.pending[1:]
 			i.mu.Unlock()
 			return i.apply(ev), nil
 		}
 		if err := i.idleErrLocked(); err != nil {
 			i.mu.Unlock()
-			return Event{}, err
+			return ListWatchEvent{}, err
 		}
 		ch := i.changed
 		i.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return Event{}, ctx.Err()
+			return ListWatchEvent{}, ctx.Err()
 		}
 	}
 }

@@ -74,8 +74,8 @@ func TestHandlersRunInRegistrationOrder(t *testing.T) {
 	lw := controllertest.NewFakeListWatcher()
 	inf := controller.NewInformer(lw, controller.InformerConfig{Resource: "pods"})
 	var order []string
-	inf.AddHandler(func(controller.Event, *controller.Cache) { order = append(order, "first") })
-	inf.AddHandler(func(controller.Event, *controller.Cache) { order = append(order, "second") })
+	inf.AddHandler(func(controller.ListWatchEvent, *controller.Cache) { order = append(order, "first") })
+	inf.AddHandler(func(controller.ListWatchEvent, *controller.Cache) { order = append(order, "second") })
 	require.NoError(t, inf.Start(ctx))
 	lw.Put("pods", pod("ns", "a"))
 	_, err := inf.DeliverNext(ctx)

@@ -53,10 +53,10 @@ type ListOptions struct {
 	Continue, ResourceVersion    string
 }
 
-// Event is one watch event. Rev is the store revision of the change (for
+// ListWatchEvent is one watch event. Rev is the store revision of the change (for
 // DELETED, the deletion revision) and Object the new state (for DELETED, the
 // last state). An ERROR event, or any event with Err set, ends its watch.
-type Event struct {
+type ListWatchEvent struct {
 	Type   string
 	Object api.Object
 	Rev    int64
@@ -69,7 +69,7 @@ type Event struct {
 // for which api.IsResourceExpired holds, either returned or as an ERROR event.
 type ListWatcher interface {
 	List(ctx context.Context, resource, namespace string, opts ListOptions) (api.ListObject, error)
-	Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan Event, error)
+	Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan ListWatchEvent, error)
 }
 
 // parseRev reads a resourceVersion; "" is revision 0.
@@ -86,7 +86,7 @@ func parseRev(rv string) (int64, error) {
 
 // eventRev is the event's revision, falling back to the object's
 // resourceVersion when the source left Rev unset.
-func eventRev(ev Event) int64 {
+func eventRev(ev ListWatchEvent) int64 {
 	if ev.Rev != 0 || ev.Object == nil {
 		return ev.Rev
 	}
@@ -98,10 +98,10 @@ func eventRev(ev Event) int64 {
 }
 
 // isEnd reports whether ev ends its watch.
-func isEnd(ev Event) bool { return ev.Type == Error || ev.Err != nil }
+func isEnd(ev ListWatchEvent) bool { return ev.Type == Error || ev.Err != nil }
 
 // endErr is the error an ending event carries.
-func endErr(ev Event) error {
+func endErr(ev ListWatchEvent) error {
 	if ev.Err != nil {
 		return ev.Err
 	}

@@ -104,7 +104,7 @@ func TestListSelectorsAndPages(t *testing.T) {
 }
 
 // next reads one event; the deadline only guards against a hang.
-func next(t *testing.T, ch <-chan registry.Event) registry.Event {
+func next(t *testing.T, ch <-chan registry.ObjectEvent) registry.ObjectEvent {
 	t.Helper()
 	select {
 	case ev, ok := <-ch:
@@ -115,10 +115,10 @@ func next(t *testing.T, ch <-chan registry.Event) registry.Event {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no watch event")
 	}
-	return registry.Event{}
+	return registry.ObjectEvent{}
 }
 
-func wantEvent(t *testing.T, ch <-chan registry.Event, typ, name string) registry.Event {
+func wantEvent(t *testing.T, ch <-chan registry.ObjectEvent, typ, name string) registry.ObjectEvent {
 	t.Helper()
 	ev := next(t, ch)
 	if ev.Err != nil {

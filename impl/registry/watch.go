@@ -16,13 +16,13 @@ const (
 	EventError    = string(api.EventError)
 )
 
-// Event is one change seen by Watch. Object is the decoded object, the
+// ObjectEvent is one change seen by Watch. Object is the decoded object, the
 // reader's own from Watch, shared and not to be changed from WatchShared;
 // its resourceVersion is Rev: the change's revision (the deletion's for
 // DELETED; the object's own for the initial ADDED events of a watch from
 // ""). An ERROR event carries Err (a *api.StatusError; 410 Expired when the
 // history was compacted) and no Object, and is the last on its channel.
-type Event struct {
+type ObjectEvent struct {
 	Type   string
 	Object api.Object
 	Rev    int64
@@ -32,7 +32,7 @@ type Event struct {
 // Watch streams the changes to resource in namespace ("" = all namespaces)
 // after resourceVersion. The channel closes after an ERROR event or when
 // ctx is cancelled; cancel ctx to stop watching.
-func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan Event, error) {
+func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan ObjectEvent, error) {
 	return r.watch(ctx, resource, namespace, resourceVersion, false)
 }
 
@@ -40,11 +40,11 @@ func (r *Registry) Watch(ctx context.Context, resource, namespace, resourceVersi
 // as an informer's cache does: each is the object the registry keeps for
 // the next read of that revision, not a copy, so nobody may change it.
 // It spares a copy of every object written.
-func (r *Registry) WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan Event, error) {
+func (r *Registry) WatchShared(ctx context.Context, resource, namespace, resourceVersion string) (<-chan ObjectEvent, error) {
 	return r.watch(ctx, resource, namespace, resourceVersion, true)
 }
 
-func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersion string, shared bool) (<-chan Event, error) {
+func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersion string, shared bool) (<-chan ObjectEvent, error) {
 	info, err := collectionScope(resource, namespace)
 	if err != nil {
 		return nil, err
@@ -63,14 +63,14 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	src := r.store.Watch(wctx, resource, namespace, from)
-	out := make(chan Event)
+	out := make(chan ObjectEvent)
 	open := r.watches(resource)
 	open.Add(1)
 	go func() {
 		defer close(out)
 		defer cancel()
 		defer open.Add(-1)
-		send := func(ev Event) bool {
+		send := func(ev ObjectEvent) bool {
 			select {
 			case out <- ev:
 				return true
@@ -80,7 +80,7 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 		}
 		for _, obj := range initial {
 			rev, _ := parseRV(obj.GetObjectMeta().ResourceVersion)
-			if !send(Event{Type: EventAdded, Object: obj, Rev: rev}) {
+			if !send(ObjectEvent{Type: EventAdded, Object: obj, Rev: rev}) {
 				return
 			}
 		}
@@ -115,9 +115,9 @@ func (r *Registry) startWrite(k store.Key, value []byte, obj api.Object) *pendin
 }
 
 // translate decodes one store event.
-func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev store.Event, shared bool) Event {
+func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev store.StoreEvent, shared bool) ObjectEvent {
 	if sev.Err != nil {
-		return Event{Type: EventError, Err: storeError(ctx, sev.Err, info.GroupResource(), "")}
+		return ObjectEvent{Type: EventError, Err: storeError(ctx, sev.Err, info.GroupResource(), "")}
 	}
 	o := sev.Object
 	var obj api.Object
@@ -139,7 +139,7 @@ func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev sto
 		obj, err = r.recent.decode(info.Resource, o, true)
 	}
 	if err != nil {
-		return Event{Type: EventError, Err: storeError(ctx, err, info.GroupResource(), o.Key.Name)}
+		return ObjectEvent{Type: EventError, Err: storeError(ctx, err, info.GroupResource(), o.Key.Name)}
 	}
-	return Event{Type: string(sev.Type), Object: obj, Rev: o.Rev}
+	return ObjectEvent{Type: string(sev.Type), Object: obj, Rev: o.Rev}
 }

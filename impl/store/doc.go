@@ -36,7 +36,7 @@
 //     (and namespace, if given), each exactly once, in etcd's revision order,
 //     and never drops an event: a slow reader slows the stream. fromRev 0 means
 //     all retained history. If the history is compacted (at the start or
-//     mid-stream) the stream ends with one Event whose Err wraps ErrGone; any
+//     mid-stream) the stream ends with one StoreEvent whose Err wraps ErrGone; any
 //     other terminal failure also ends it with one Err event. Cancelling ctx
 //     closes the channel without an Err event.
 //   - Compact is cluster-wide: it discards history for every prefix sharing the

@@ -18,11 +18,11 @@ const (
 	Deleted  EventType = "DELETED"
 )
 
-// Event is one change seen by Watch. For Deleted, Object holds the last value
-// and Rev is the deletion revision. An Event with Err set is the last one on
+// StoreEvent is one change seen by Watch. For Deleted, Object holds the last value
+// and Rev is the deletion revision. A StoreEvent with Err set is the last one on
 // its channel: Err wraps ErrGone when history was compacted, and the reader
 // should relist either way.
-type Event struct {
+type StoreEvent struct {
 	Type   EventType
 	Object Object
 	Err    error
@@ -36,15 +36,15 @@ const watchBuffer = 64
 // whose revision is greater than fromRev, in revision order. The channel
 // closes after an Err event or once ctx is cancelled; the caller must cancel
 // ctx when done to release the underlying etcd watch.
-func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev int64) <-chan Event {
-	out := make(chan Event, watchBuffer)
+func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev int64) <-chan StoreEvent {
+	out := make(chan StoreEvent, watchBuffer)
 	if err := validateScope(resource, namespace); err != nil {
-		out <- Event{Err: err}
+		out <- StoreEvent{Err: err}
 		close(out)
 		return out
 	}
 	if fromRev < 0 {
-		out <- Event{Err: fmt.Errorf("%w: watch %s from negative revision %d", ErrInvalid, resource, fromRev)}
+		out <- StoreEvent{Err: fmt.Errorf("%w: watch %s from negative revision %d", ErrInvalid, resource, fromRev)}
 		close(out)
 		return out
 	}
@@ -63,8 +63,8 @@ func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev i
 
 // forward copies etcd's watch responses to out until ctx ends or the watch
 // fails.
-func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch clientv3.WatchChan, out chan<- Event) {
-	send := func(ev Event) bool {
+func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch clientv3.WatchChan, out chan<- StoreEvent) {
+	send := func(ev StoreEvent) bool {
 		select {
 		case out <- ev:
 			return true
@@ -79,12 +79,12 @@ func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch
 		case resp, ok := <-wch:
 			if !ok {
 				if ctx.Err() == nil {
-					send(Event{Err: fmt.Errorf("store: watch %s ended: etcd client closed", resource)})
+					send(StoreEvent{Err: fmt.Errorf("store: watch %s ended: etcd client closed", resource)})
 				}
 				return
 			}
 			if err := resp.Err(); err != nil {
-				send(Event{Err: watchError(resource, fromRev, resp.CompactRevision, err)})
+				send(StoreEvent{Err: watchError(resource, fromRev, resp.CompactRevision, err)})
 				return
 			}
 			for _, ev := range resp.Events {
@@ -106,7 +106,7 @@ func watchError(resource string, fromRev, compactRev int64, err error) error {
 // eventFrom translates one etcd event. A deletion carries the value it
 // deleted, read at the revision before it, as etcd's WithPrevKV would:
 // like etcd, it goes without when that revision is compacted by now.
-func (s *Store) eventFrom(ctx context.Context, resource string, ev *clientv3.Event) Event {
+func (s *Store) eventFrom(ctx context.Context, resource string, ev *clientv3.Event) StoreEvent {
 	k := s.parseKey(resource, ev.Kv.Key)
 	if ev.Type == clientv3.EventTypeDelete {
 		obj := Object{Key: k, Rev: ev.Kv.ModRevision}
@@ -119,11 +119,11 @@ func (s *Store) eventFrom(ctx context.Context, resource string, ev *clientv3.Eve
 		if prev != nil {
 			obj.Value, obj.CreateRev = prev.Value, prev.CreateRevision
 		}
-		return Event{Type: Deleted, Object: obj}
+		return StoreEvent{Type: Deleted, Object: obj}
 	}
 	t := Modified
 	if ev.IsCreate() {
 		t = Added
 	}
-	return Event{Type: t, Object: objectFromKV(k, ev.Kv)}
+	return StoreEvent{Type: t, Object: objectFromKV(k, ev.Kv)}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // next reads one event; the test's context only guards against a hang.
-func next(t *testing.T, ctx context.Context, ch <-chan store.Event) store.Event {
+func next(t *testing.T, ctx context.Context, ch <-chan store.StoreEvent) store.StoreEvent {
 	t.Helper()
 	select {
 	case ev, ok := <-ch:
@@ -21,18 +21,18 @@ func next(t *testing.T, ctx context.Context, ch <-chan store.Event) store.Event 
 	case <-ctx.Done():
 		t.Fatal("no watch event before the test deadline")
 	}
-	return store.Event{}
+	return store.StoreEvent{}
 }
 
 // brief renders an event for comparison: TYPE key=value@rev.
-func brief(ev store.Event) string {
+func brief(ev store.StoreEvent) string {
 	if ev.Err != nil {
 		return "ERR " + ev.Err.Error()
 	}
 	return fmt.Sprintf("%s %s=%s@%d", ev.Type, ev.Object.Key, ev.Object.Value, ev.Object.Rev)
 }
 
-func expectEvents(t *testing.T, ctx context.Context, ch <-chan store.Event, want ...string) {
+func expectEvents(t *testing.T, ctx context.Context, ch <-chan store.StoreEvent, want ...string) {
 	t.Helper()
 	for i, w := range want {
 		if got := brief(next(t, ctx, ch)); got != w {

@@ -29,7 +29,7 @@ type FakeListWatcher struct {
 
 type change struct {
 	resource string
-	ev       controller.Event
+	ev       controller.ListWatchEvent
 }
 
 var _ controller.ListWatcher = (*FakeListWatcher)(nil)
@@ -68,7 +68,7 @@ func (f *FakeListWatcher) Put(resource string, obj api.Object) int64 {
 		typ = controller.Modified
 	}
 	byKey[controller.KeyOf(o)] = o
-	f.publishLocked(resource, controller.Event{Type: typ, Object: o, Rev: f.rev})
+	f.publishLocked(resource, controller.ListWatchEvent{Type: typ, Object: o, Rev: f.rev})
 	return f.rev
 }
 
@@ -87,7 +87,7 @@ func (f *FakeListWatcher) Delete(resource, namespace, name string) (int64, bool)
 	delete(f.objs[resource], k)
 	o := api.DeepCopy(old)
 	o.GetObjectMeta().ResourceVersion = strconv.FormatInt(f.rev, 10)
-	f.publishLocked(resource, controller.Event{Type: controller.Deleted, Object: o, Rev: f.rev})
+	f.publishLocked(resource, controller.ListWatchEvent{Type: controller.Deleted, Object: o, Rev: f.rev})
 	return f.rev, true
 }
 
@@ -106,7 +106,7 @@ func (f *FakeListWatcher) BreakWatches(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for w := range f.watches {
-		w.push(controller.Event{Type: controller.Error, Err: err})
+		w.push(controller.ListWatchEvent{Type: controller.Error, Err: err})
 	}
 }
 
@@ -186,7 +186,7 @@ func (f *FakeListWatcher) List(_ context.Context, resource, namespace string, op
 // Watch streams the changes to resource in namespace after
 // resourceVersion. A compacted resourceVersion yields a single ERROR event
 // with a 410.
-func (f *FakeListWatcher) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan controller.Event, error) {
+func (f *FakeListWatcher) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan controller.ListWatchEvent, error) {
 	rv, err := strconv.ParseInt(cmp.Or(resourceVersion, "0"), 10, 64)
 	if err != nil {
 		return nil, api.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", resourceVersion))
@@ -197,9 +197,9 @@ func (f *FakeListWatcher) Watch(ctx context.Context, resource, namespace, resour
 		f.watchErr = nil
 		return nil, err
 	}
-	w := &fakeWatch{resource: resource, namespace: namespace, out: make(chan controller.Event), wake: make(chan struct{}, 1)}
+	w := &fakeWatch{resource: resource, namespace: namespace, out: make(chan controller.ListWatchEvent), wake: make(chan struct{}, 1)}
 	if rv < f.compacted {
-		w.push(controller.Event{Type: controller.Error,
+		w.push(controller.ListWatchEvent{Type: controller.Error,
 			Err: api.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, f.compacted))})
 	} else {
 		for _, c := range f.history {
@@ -214,7 +214,7 @@ func (f *FakeListWatcher) Watch(ctx context.Context, resource, namespace, resour
 	return w.out, nil
 }
 
-func (f *FakeListWatcher) publishLocked(resource string, ev controller.Event) {
+func (f *FakeListWatcher) publishLocked(resource string, ev controller.ListWatchEvent) {
 	f.history = append(f.history, change{resource: resource, ev: ev})
 	for w := range f.watches {
 		if w.matches(resource, ev.Object) {
@@ -259,7 +259,7 @@ func (f *FakeListWatcher) forward(ctx context.Context, w *fakeWatch) {
 	}
 }
 
-func copyEvent(ev controller.Event) controller.Event {
+func copyEvent(ev controller.ListWatchEvent) controller.ListWatchEvent {
 	if ev.Object != nil {
 		ev.Object = api.DeepCopy(ev.Object)
 	}
@@ -269,11 +269,11 @@ func copyEvent(ev controller.Event) controller.Event {
 // fakeWatch buffers without bound so writers never block on readers.
 type fakeWatch struct {
 	resource, namespace string
-	out                 chan controller.Event
+	out                 chan controller.ListWatchEvent
 	wake                chan struct{}
 
 	mu    sync.Mutex
-	buf   []controller.Event
+	buf   []controller.ListWatchEvent
 	ended bool
 }
 
@@ -281,7 +281,7 @@ func (w *fakeWatch) matches(resource string, obj api.Object) bool {
 	return resource == w.resource && (w.namespace == "" || obj.GetObjectMeta().Namespace == w.namespace)
 }
 
-func (w *fakeWatch) push(ev controller.Event) {
+func (w *fakeWatch) push(ev controller.ListWatchEvent) {
 	w.mu.Lock()
 	if !w.ended {
 		w.buf = append(w.buf, ev)
@@ -294,11 +294,11 @@ func (w *fakeWatch) push(ev controller.Event) {
 	}
 }
 
-func (w *fakeWatch) pop() (controller.Event, bool) {
+func (w *fakeWatch) pop() (controller.ListWatchEvent, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) == 0 {
-		return controller.Event{}, false
+		return controller.ListWatchEvent{}, false
 	}
 	ev := w.buf[0]
 	w.buf = w.buf[1:]
