@@ -73,8 +73,8 @@ type Obj interface {
 	shallow() Obj // a copy whose fields can be changed before storing
 }
 
-// M returns the object's metadata (read-only by convention).
-func M(o Obj) *Meta { return o.meta() }
+// MetaOf returns the object's metadata (read-only by convention).
+func MetaOf(o Obj) *Meta { return o.meta() }
 
 // RefOf is the object's identity.
 func RefOf(o Obj) Ref { return Ref{o.Kind(), o.meta().Name} }

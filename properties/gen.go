@@ -35,7 +35,7 @@ func DrawUser(t *rapid.T, st ActionSource) model.Action {
 		return model.Action{Op: model.OpDelete, Kind: rapid.SampledFrom([]model.Kind{model.KindDeployment, model.KindService}).Draw(t, "kind"), Key: d}
 	case 5:
 		if pods := st.Objects(model.KindPod); len(pods) > 0 {
-			return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.M(rapid.SampledFrom(pods).Draw(t, "pod")).Name}
+			return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(pods).Draw(t, "pod")).Name}
 		}
 		return model.Action{Op: model.OpTick}
 	case 6:

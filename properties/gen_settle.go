@@ -126,7 +126,7 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 		if len(ready) == 0 {
 			break
 		}
-		return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.M(rapid.SampledFrom(ready).Draw(t, "ready pod")).Name}
+		return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(ready).Draw(t, "ready pod")).Name}
 	}
 	return DrawUser(t, st)
 }

@@ -140,8 +140,8 @@ func endpointsCaughtUp(s *model.Snapshot) error {
 		}
 	}
 	for _, o := range s.List(model.KindEndpoints) {
-		if s.Objects[model.Ref{Kind: model.KindService, Name: model.M(o).Name}] == nil {
-			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s outlive their Service", model.M(o).Name)
+		if s.Objects[model.Ref{Kind: model.KindService, Name: model.MetaOf(o).Name}] == nil {
+			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s outlive their Service", model.MetaOf(o).Name)
 		}
 	}
 	return nil

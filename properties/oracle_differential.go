@@ -67,7 +67,7 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 	st := model.New(model.Config{})
 	var acts []model.Action
 	for _, o := range s.List(model.KindNode) {
-		acts = append(acts, model.Action{Op: model.OpAddNode, Who: model.M(o).Name})
+		acts = append(acts, model.Action{Op: model.OpAddNode, Who: model.MetaOf(o).Name})
 	}
 	refs := make([]model.Ref, 0, len(in.last))
 	for r := range in.last {

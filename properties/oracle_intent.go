@@ -65,8 +65,8 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 			continue
 		}
 		if w.Verb == model.VerbCreate && w.After != nil {
-			in.created[model.M(w.After).UID] = w.Actor
-			in.byUser[model.M(w.After).UID] = w.Actor == "user"
+			in.created[model.MetaOf(w.After).UID] = w.Actor
+			in.byUser[model.MetaOf(w.After).UID] = w.Actor == "user"
 		}
 		if !userKind(w.Ref.Kind) {
 			continue
@@ -76,7 +76,7 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 			continue
 		}
 		last := in.last[w.Ref]
-		if last == nil || last.deleted || w.After == nil || model.M(w.After).UID != model.M(last.obj).UID {
+		if last == nil || last.deleted || w.After == nil || model.MetaOf(w.After).UID != model.MetaOf(last.obj).UID {
 			continue
 		}
 		got := userFields(w.After)
@@ -136,13 +136,13 @@ func (in *Intents) Converged(s *model.Snapshot) error {
 func (in *Intents) Leaks(s *model.Snapshot) error {
 	for _, k := range []model.Kind{model.KindPod, model.KindReplicaSet} {
 		for _, o := range s.List(k) {
-			m := model.M(o)
+			m := model.MetaOf(o)
 			if in.byUser[m.UID] {
 				continue
 			}
 			ow := m.Owner
 			cur := s.Objects[model.Ref{Kind: ow.Kind, Name: ow.Name}]
-			if ow.UID != 0 && cur != nil && model.M(cur).UID == ow.UID {
+			if ow.UID != 0 && cur != nil && model.MetaOf(cur).UID == ow.UID {
 				continue
 			}
 			who := in.created[m.UID]

@@ -141,7 +141,7 @@ func (c *component) keys(e model.WatchEvent) []string {
 		if c.user.spec.Keys != nil {
 			return c.user.spec.Keys(e)
 		}
-		return []string{model.M(e.Obj).Name}
+		return []string{model.MetaOf(e.Obj).Name}
 	}
 	return model.Keys(c.mem, e)
 }

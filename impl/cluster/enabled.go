@@ -172,7 +172,7 @@ func (s *Stepped) EnabledFaults() []model.Action {
 	}
 	for _, o := range s.Objects(model.KindNode) {
 		for _, op := range []model.Op{model.OpNodeDown, model.OpNodeUp} {
-			if a := (model.Action{Op: op, Who: model.M(o).Name}); s.enabled(a) {
+			if a := (model.Action{Op: op, Who: model.MetaOf(o).Name}); s.enabled(a) {
 				out = append(out, a)
 			}
 		}

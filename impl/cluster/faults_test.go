@@ -184,7 +184,7 @@ func TestADeleteOfATerminatingPodWritesNothing(t *testing.T) {
 	}
 	chk := model.NewChecker()
 	r := mustStep(t, s, "reconcile "+ep+" web")
-	if len(r.Writes) != 1 || !model.M(r.Writes[0].After).Deleting {
+	if len(r.Writes) != 1 || !model.MetaOf(r.Writes[0].After).Deleting {
 		t.Fatalf("first delete: %v, want the pod marked terminating", r.Writes)
 	}
 	if err := chk.Check(s.Snapshot(), r.Writes); err != nil {

@@ -38,7 +38,7 @@ func TestProjectionFollowsTheStoreAndReportsWhatDoesNotProject(t *testing.T) {
 	for range 2 {
 		nodes := s.Objects(model.KindNode)
 		require.Len(t, nodes, 1)
-		require.Equal(t, "node-1", model.M(nodes[0]).Name)
+		require.Equal(t, "node-1", model.MetaOf(nodes[0]).Name)
 		_, err := s.objects(ctx)
 		require.Error(t, err, "the snapshot must not hide an object it cannot represent")
 	}

@@ -264,7 +264,7 @@ func (r *Running) ticker() {
 		if nlc != nil {
 			nlc.mu.Lock()
 			for _, n := range nlc.mem.List(model.KindNode) {
-				nlc.queue.Add(model.M(n).Name)
+				nlc.queue.Add(model.MetaOf(n).Name)
 			}
 			nlc.mu.Unlock()
 		}

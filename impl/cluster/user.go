@@ -37,7 +37,7 @@ func (s *Stepped) user(a model.Action) model.Result {
 		if c := s.comps[model.NodeLifecycle]; c != nil {
 			c.mu.Lock()
 			for _, n := range c.mem.List(model.KindNode) {
-				c.queue.Add(model.M(n).Name)
+				c.queue.Add(model.MetaOf(n).Name)
 			}
 			c.mu.Unlock()
 		}
@@ -80,7 +80,7 @@ func userRef(a model.Action) model.Ref {
 
 // updateAnyVersion is the user's write: no resourceVersion precondition.
 func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after model.Obj) {
-	base, err := s.env.client.Get(ctx, after.Kind().Resource(), namespaceOf(after.Kind()), model.M(after).Name)
+	base, err := s.env.client.Get(ctx, after.Kind().Resource(), namespaceOf(after.Kind()), model.MetaOf(after).Name)
 	var stored api.Object
 	if err == nil {
 		stored, err = project.Apply(base, after, s.env.uids)

@@ -107,10 +107,10 @@ func (r *recordingClient) write(verb model.Verb, resource, name string, do func(
 	}
 	final := false
 	if verb == model.VerbDelete {
-		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.M(before).Version) {
+		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.MetaOf(before).Version) {
 			return stored, nil // nothing was written
 		}
-		final = stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil || (before != nil && model.M(before).Deleting)
+		final = stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil || (before != nil && model.MetaOf(before).Deleting)
 	}
 	r.w.record(verb, ref, before, stored, final, err)
 	return stored, err

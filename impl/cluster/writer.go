@@ -84,7 +84,7 @@ func revOf(o api.Object) int64 {
 // template is what the model does not carry for a create: the owner's pod
 // template, from the component's own cache.
 func (w *writer) template(o model.Obj) api.Object {
-	ow := model.M(o).Owner
+	ow := model.MetaOf(o).Owner
 	if ow.UID == 0 {
 		return nil
 	}
@@ -126,7 +126,7 @@ func (w *writer) send(o model.Obj, prefix string) (api.Object, error) {
 		obj, err = w.c.env.client.Create(w.ctx, obj)
 	}
 	if err == nil {
-		model.M(o).Name = obj.GetObjectMeta().Name
+		model.MetaOf(o).Name = obj.GetObjectMeta().Name
 	}
 	return obj, err
 }
@@ -175,11 +175,11 @@ func (w *writer) CreateGeneratedAll(prefix string, objs []model.Obj) int64 {
 // base is the API object a model object was projected from.
 func (w *writer) base(o model.Obj) (api.Object, error) {
 	if inf := w.c.inf[o.Kind()]; inf != nil {
-		if b, ok := inf.Cache().Get(namespaceOf(o.Kind()), model.M(o).Name); ok {
+		if b, ok := inf.Cache().Get(namespaceOf(o.Kind()), model.MetaOf(o).Name); ok {
 			return b, nil
 		}
 	}
-	return w.c.env.client.Get(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.M(o).Name)
+	return w.c.env.client.Get(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.MetaOf(o).Name)
 }
 
 func namespaceOf(k model.Kind) string {
@@ -203,7 +203,7 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 		stored, err = project.Apply(base, after, w.c.env.uids)
 	}
 	if err == nil {
-		stored.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.M(before).Version, 10)
+		stored.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.MetaOf(before).Version, 10)
 		if p, ok := stored.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
 			kubeletStatus(p, api.Unix(w.c.env.now()))
 		}
@@ -275,14 +275,14 @@ func (w *writer) delete(o model.Obj, grace *int64) int64 {
 	if w.Stopped() || w.transient() {
 		return 0
 	}
-	rv := strconv.FormatInt(model.M(o).Version, 10)
+	rv := strconv.FormatInt(model.MetaOf(o).Version, 10)
 	opts := api.DeleteOptions{GracePeriodSeconds: grace, Preconditions: &api.Preconditions{ResourceVersion: &rv}}
-	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.M(o).Name, opts)
-	if err == nil && stored != nil && revOf(stored) == model.M(o).Version {
+	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.MetaOf(o).Name, opts)
+	if err == nil && stored != nil && revOf(stored) == model.MetaOf(o).Version {
 		return 0 // already terminating: nothing was written, as in the model
 	}
 	// Marked, not removed, when this call set the deletion timestamp.
-	final := grace != nil || model.M(o).Deleting || stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil
+	final := grace != nil || model.MetaOf(o).Deleting || stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil
 	return w.record(model.VerbDelete, model.RefOf(o), o, stored, final, err)
 }
 

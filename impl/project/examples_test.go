@@ -127,7 +127,7 @@ func TestTemplatesSurviveReplicaSetAndPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	pm := &model.Pod{
-		Meta:  model.Meta{Labels: labels, Owner: model.Owner{Kind: model.KindReplicaSet, Name: rs.Name, UID: model.M(stored).UID}},
+		Meta:  model.Meta{Labels: labels, Owner: model.Owner{Kind: model.KindReplicaSet, Name: rs.Name, UID: model.MetaOf(stored).UID}},
 		Image: rsm.Image, CPU: model.DefaultPodCPU, Memory: model.DefaultPodMemory, Phase: model.PhasePending,
 	}
 	obj, err = New(pm, rs, uids)

@@ -52,7 +52,7 @@ func modelUIDs(snaps ...*model.Snapshot) *UIDs {
 	var max int64
 	for _, s := range snaps {
 		for _, o := range s.Objects {
-			max = maxInt(max, model.M(o).UID)
+			max = maxInt(max, model.MetaOf(o).UID)
 		}
 	}
 	u := NewUIDs()
@@ -86,7 +86,7 @@ func render(t *testing.T, s *model.Snapshot, uids *UIDs) map[model.Ref]api.Objec
 		var template api.Object
 		switch x := o.(type) {
 		case *model.ReplicaSet, *model.Pod:
-			if ow := model.M(o).Owner; ow.UID != 0 {
+			if ow := model.MetaOf(o).Owner; ow.UID != 0 {
 				template = get(model.Ref{Kind: ow.Kind, Name: ow.Name})
 			}
 		case *model.Endpoints:
@@ -168,7 +168,7 @@ func TestModelTransitionsApply(t *testing.T) {
 		old := render(t, prev, uids)
 		for r, o := range next.Objects {
 			was := prev.Objects[r]
-			if was == nil || model.M(was).UID != model.M(o).UID || reflect.DeepEqual(was, o) {
+			if was == nil || model.MetaOf(was).UID != model.MetaOf(o).UID || reflect.DeepEqual(was, o) {
 				continue // created since (New's job) or unchanged
 			}
 			out, err := Apply(old[r], o, uids)
@@ -194,7 +194,7 @@ func TestModelTransitionsApply(t *testing.T) {
 	var deleting int
 	for _, s := range snaps {
 		for _, o := range s.List(model.KindPod) {
-			if model.M(o).Deleting {
+			if model.MetaOf(o).Deleting {
 				deleting++
 			}
 		}

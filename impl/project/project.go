@@ -84,7 +84,7 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 	if isNil(base) || o == nil || reflect.ValueOf(o).IsNil() {
 		return nil, fmt.Errorf("%w: nil object", ErrMismatch)
 	}
-	if name := base.GetObjectMeta().Name; name != model.M(o).Name {
+	if name := base.GetObjectMeta().Name; name != model.MetaOf(o).Name {
 		return nil, fmt.Errorf("%w: %s applied to %q", ErrMismatch, model.RefOf(o), name)
 	}
 	var out api.Object
@@ -108,7 +108,7 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := applyMeta(out.GetObjectMeta(), model.M(o), uids); err != nil {
+	if err := applyMeta(out.GetObjectMeta(), model.MetaOf(o), uids); err != nil {
 		return nil, fmt.Errorf("%s: %w", model.RefOf(o), err)
 	}
 	return out, nil
@@ -161,7 +161,7 @@ func New(o model.Obj, template api.Object, uids *UIDs) (api.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", model.RefOf(o), err)
 	}
-	m := model.M(o)
+	m := model.MetaOf(o)
 	om := obj.GetObjectMeta()
 	om.UID = uids.String(m.UID) // "" when unknown: the store assigns it
 	if err := applyMeta(om, m, uids); err != nil {

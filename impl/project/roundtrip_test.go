@@ -98,7 +98,7 @@ func TestApplyTurnsOneObjectIntoAnother(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base.GetObjectMeta().Name = model.M(to).Name
+			base.GetObjectMeta().Name = model.MetaOf(to).Name
 			out, err := Apply(base, to, uids)
 			if err != nil {
 				t.Fatalf("%s -> %s: %v", model.RefOf(from), model.RefOf(to), err)
@@ -107,7 +107,7 @@ func TestApplyTurnsOneObjectIntoAnother(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s -> %s: %v", model.RefOf(from), model.RefOf(to), err)
 			}
-			if want := withUID(to, model.M(from).UID); !reflect.DeepEqual(got, want) {
+			if want := withUID(to, model.MetaOf(from).UID); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s -> %s:\n got %#v\nwant %#v", model.RefOf(from), model.RefOf(to), got, want)
 			}
 		}
