@@ -62,7 +62,7 @@ check-model:
 # then the mutant catalogue's README table (about 4 min; too long for make test).
 .PHONY: check-controllers
 check-controllers:
-	$(GO) test -count=1 ./examples/controller -run TestReplicaSetsPassTheProperty -rapid.checks=1000
+	$(GO) test -count=1 ./examples/replicaset -run TestReplicaSetsPassTheProperty -rapid.checks=1000
 	$(GO) test -count=1 ./properties/mutants -run TestMeasureMutants -mutants.measure -v
 
 # Coverage-guided fuzzing: every fuzz target of the module (scripts/fuzz.sh

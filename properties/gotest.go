@@ -16,7 +16,7 @@ import (
 // sets the same seed and its own shard, and each writes its results file:
 //
 //	CONVERGE_SEED=$RUN CONVERGE_SHARD=2/4 CONVERGE_REPORT=shard-2.json \
-//	  go test ./examples/controller -run TestReplicaSetsPassTheProperty -rapid.checks=1000
+//	  go test ./examples/replicaset -run TestReplicaSetsPassTheProperty -rapid.checks=1000
 //
 // then `converge report merge shard-*.json` gives one summary and exit code.
 const (

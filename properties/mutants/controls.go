@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/cluster"
@@ -53,7 +53,7 @@ const ResyncPeriod = 10 * time.Minute
 type resyncing struct{ inner ctrl.Reconciler }
 
 func newResyncing(env cluster.ControllerEnv) ctrl.Reconciler {
-	return &resyncing{inner: controller.New(env)}
+	return &resyncing{inner: replicaset.New(env)}
 }
 
 func (r *resyncing) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -74,7 +74,7 @@ func (u unconditional) Delete(ctx context.Context, resource, namespace, name str
 
 func newUnconditionalDeleter(env cluster.ControllerEnv) ctrl.Reconciler {
 	env.Client = unconditional{env.Client}
-	return controller.New(env)
+	return replicaset.New(env)
 }
 
 // ordinal keeps pods <set>-0 .. <set>-(replicas-1). A name is its own
@@ -104,7 +104,7 @@ func (o *ordinal) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	for _, obj := range o.pods.List() {
 		p := obj.(*api.Pod)
 		n, err := strconv.Atoi(strings.TrimPrefix(p.Name, rs.Name+"-"))
-		if err == nil && strings.HasPrefix(p.Name, rs.Name+"-") && controller.ControlledBy(p.OwnerReferences, rs.UID) {
+		if err == nil && strings.HasPrefix(p.Name, rs.Name+"-") && replicaset.ControlledBy(p.OwnerReferences, rs.UID) {
 			owned[n] = p
 		}
 	}
@@ -121,7 +121,7 @@ func (o *ordinal) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 			}
 			continue
 		}
-		p := controller.PodFor(rs)
+		p := replicaset.PodFor(rs)
 		p.GenerateName, p.Name = "", rs.Name+"-"+strconv.Itoa(i)
 		if _, err := o.client.Create(ctx, p); err != nil {
 			return ctrl.Result{}, err
@@ -134,5 +134,5 @@ func (o *ordinal) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 			}
 		}
 	}
-	return res, controller.WriteStatus(ctx, o.client, rs, active)
+	return res, replicaset.WriteStatus(ctx, o.client, rs, active)
 }

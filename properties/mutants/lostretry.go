@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/cluster"
 	ctrl "github.com/converge-dev/converge/impl/controller"
 )
@@ -21,7 +21,7 @@ type swallower struct {
 var _ ctrl.Reconciler = (*swallower)(nil)
 
 func newSwallower(env cluster.ControllerEnv) ctrl.Reconciler {
-	return &swallower{inner: controller.New(env)}
+	return &swallower{inner: replicaset.New(env)}
 }
 
 func (s *swallower) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

@@ -1,7 +1,7 @@
 package mutants
 
 import (
-	example "github.com/converge-dev/converge/examples/controller"
+	example "github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/controller"

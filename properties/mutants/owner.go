@@ -3,7 +3,7 @@ package mutants
 import (
 	"context"
 
-	example "github.com/converge-dev/converge/examples/controller"
+	example "github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/cluster"

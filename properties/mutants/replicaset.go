@@ -3,7 +3,7 @@ package mutants
 import (
 	"context"
 
-	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/cluster"
@@ -47,7 +47,7 @@ func (r *replicaSets) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		}
 		r.edge[rs.UID] = true
 	}
-	pods := controller.ActivePods(r.pods, rs)
+	pods := replicaset.ActivePods(r.pods, rs)
 	want := 0
 	if rs.Spec.Replicas != nil {
 		want = int(*rs.Spec.Replicas)
@@ -55,18 +55,18 @@ func (r *replicaSets) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 	switch diff := want - len(pods); {
 	case diff > 0:
 		for range diff {
-			if _, err := r.client.Create(ctx, controller.PodFor(rs)); err != nil {
+			if _, err := r.client.Create(ctx, replicaset.PodFor(rs)); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
 	case diff < 0:
-		for _, p := range controller.DeletionOrder(pods)[:-diff] {
+		for _, p := range replicaset.DeletionOrder(pods)[:-diff] {
 			if _, err := r.client.Delete(ctx, "pods", p.Namespace, p.Name, precondition(p)); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
 	default:
-		return ctrl.Result{}, controller.WriteStatus(ctx, r.client, rs, pods)
+		return ctrl.Result{}, replicaset.WriteStatus(ctx, r.client, rs, pods)
 	}
 	return ctrl.Result{}, nil
 }

@@ -3,7 +3,7 @@ package mutants
 import (
 	"context"
 
-	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/cluster"
 	ctrl "github.com/converge-dev/converge/impl/controller"
@@ -27,14 +27,14 @@ type restartTruster struct {
 var _ ctrl.Reconciler = (*restartTruster)(nil)
 
 func newRestartTruster(env cluster.ControllerEnv) ctrl.Reconciler {
-	return &restartTruster{inner: controller.New(env), sets: env.Cache(model.KindReplicaSet), pods: env.Cache(model.KindPod), trusted: map[string]string{}}
+	return &restartTruster{inner: replicaset.New(env), sets: env.Cache(model.KindReplicaSet), pods: env.Cache(model.KindPod), trusted: map[string]string{}}
 }
 
 func (r *restartTruster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if !r.started {
 		r.started = true
 		for _, o := range r.sets.List() {
-			if rs := o.(*api.ReplicaSet); len(controller.ActivePods(r.pods, rs)) > 0 {
+			if rs := o.(*api.ReplicaSet); len(replicaset.ActivePods(r.pods, rs)) > 0 {
 				r.trusted[rs.Name] = rs.ResourceVersion // the bug: "a previous me finished it"
 			}
 		}

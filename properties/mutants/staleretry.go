@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/cluster"
@@ -57,7 +57,7 @@ func (c counting) Delete(ctx context.Context, resource, namespace, name string, 
 func newStaleRetrier(env cluster.ControllerEnv) ctrl.Reconciler {
 	s := &staleRetrier{client: env.Client, sets: env.Cache(model.KindReplicaSet), wrote: new(int)}
 	env.Client = counting{env.Client, s.wrote}
-	s.inner = controller.New(env)
+	s.inner = replicaset.New(env)
 	return s
 }
 

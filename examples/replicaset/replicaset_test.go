@@ -1,9 +1,9 @@
-package controller_test
+package replicaset_test
 
 import (
 	"testing"
 
-	"github.com/converge-dev/converge/examples/controller"
+	"github.com/converge-dev/converge/examples/replicaset"
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties"
 )
@@ -13,5 +13,5 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // TestReplicaSetsPassTheProperty runs the implementation-only property with
 // faults; `make check-controllers` runs it with -rapid.checks=1000.
 func TestReplicaSetsPassTheProperty(t *testing.T) {
-	properties.CheckController(t, controller.Spec(), properties.ImplOptions{Faults: true})
+	properties.CheckController(t, replicaset.Spec(), properties.ImplOptions{Faults: true})
 }

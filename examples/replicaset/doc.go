@@ -1,4 +1,4 @@
-// Package controller is a worked example of a user's controller: a
+// Package replicaset is a worked example of a user's controller: a
 // ReplicaSet controller written natively against converge's API (a
 // client.Client and informer caches), checked by properties.CheckController
 // in place of the built-in replicaset controller.
@@ -18,4 +18,4 @@
 //     delete is needed, with the cached resourceVersion as precondition.
 //   - A crash loses the expectations; the restarted controller starts from
 //     freshly listed caches, so nothing is owed.
-package controller
+package replicaset
