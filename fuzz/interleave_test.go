@@ -47,7 +47,7 @@ func lockstepInput(t *testing.T, data []byte) {
 			rt.Fatal(err)
 		}
 		defer s.Close()
-		properties.Lockstep(rt, s, true)
+		properties.Lockstep(rt, s, properties.LockstepOptions{Faults: true})
 	})(t, data)
 }
 

@@ -37,6 +37,6 @@ func TestLockstepOverHTTP(t *testing.T) {
 			rt.Fatal(err)
 		}
 		defer s.Close()
-		Lockstep(rt, s, true)
+		Lockstep(rt, s, LockstepOptions{Faults: true})
 	})
 }

@@ -23,7 +23,7 @@ func TestLockstepWithoutFaults(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		s := newStepped(t, rt)
 		defer s.Close()
-		Lockstep(rt, s, false)
+		Lockstep(rt, s, LockstepOptions{})
 	})
 }
 
@@ -31,6 +31,6 @@ func TestLockstepWithFaults(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		s := newStepped(t, rt)
 		defer s.Close()
-		Lockstep(rt, s, true)
+		Lockstep(rt, s, LockstepOptions{Faults: true})
 	})
 }

@@ -148,17 +148,20 @@ func ParseScript(r io.Reader) (Script, error) {
 	return s, nil
 }
 
-// ReplayScript runs a script on the correct model and on s in lockstep,
-// with the lockstep property's checks, then Recovery, quiesce and
-// Converged. It returns nil, an error wrapping ErrBadScript, or a *Failure
-// with the same step and message the lockstep property reported.
-func ReplayScript(r io.Reader, s *cluster.Stepped) error {
-	return ReplayScriptConfig(r, s, model.Config{})
+// ReplayOptions are ReplayScript's options. The zero value replays against
+// the correct model.
+type ReplayOptions struct {
+	// Model is the model s is compared with; s must run the same variant
+	// (a mutant). The zero value is the correct model.
+	Model model.Config
 }
 
-// ReplayScriptConfig is ReplayScript against a model variant (a mutant);
-// s must run the same variant.
-func ReplayScriptConfig(r io.Reader, s *cluster.Stepped, cfg model.Config) error {
+// ReplayScript runs a script on the model and on s in lockstep, with the
+// lockstep property's checks, then Recovery, quiesce and Converged. It
+// returns nil, an error wrapping ErrBadScript, or a *Failure with the same
+// step and message the lockstep property reported.
+func ReplayScript(r io.Reader, s *cluster.Stepped, o ReplayOptions) error {
+	cfg := o.Model
 	script, err := ParseScript(r)
 	if err != nil {
 		return err

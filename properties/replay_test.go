@@ -44,7 +44,7 @@ func TestReplayReproducesAMutantCounterexample(t *testing.T) {
 	}
 	var first *Failure
 	for i := 0; i < 2; i++ {
-		err := ReplayScriptConfig(strings.NewReader(text), stepped(t, cfg.Decisions), cfg)
+		err := ReplayScript(strings.NewReader(text), stepped(t, cfg.Decisions), ReplayOptions{Model: cfg})
 		var f *Failure
 		if !errors.As(err, &f) {
 			t.Fatalf("replay %d: %v, want a failure", i, err)
@@ -57,7 +57,7 @@ func TestReplayReproducesAMutantCounterexample(t *testing.T) {
 		}
 		first = f
 	}
-	if err := ReplayScript(strings.NewReader(text), stepped(t, nil)); err != nil {
+	if err := ReplayScript(strings.NewReader(text), stepped(t, nil), ReplayOptions{}); err != nil {
 		t.Fatalf("the correct code fails the script: %v", err)
 	}
 }
@@ -76,7 +76,7 @@ reconcile deployment-controller web
 `
 	var first *Failure
 	for i := 0; i < 2; i++ {
-		err := ReplayScript(strings.NewReader(text), stepped(t, decide.EndpointsListsUnready))
+		err := ReplayScript(strings.NewReader(text), stepped(t, decide.EndpointsListsUnready), ReplayOptions{})
 		var f *Failure
 		if !errors.As(err, &f) || !strings.Contains(f.Msg, "differ") {
 			t.Fatalf("replay %d: %v, want a divergence", i, err)
@@ -91,7 +91,7 @@ reconcile deployment-controller web
 
 func TestReplayRejectsBadScripts(t *testing.T) {
 	for _, text := range []string{"fly away\n", "apply web replicas=x image=a\n", "scale web\n"} {
-		if err := ReplayScript(strings.NewReader(text), stepped(t, nil)); !errors.Is(err, ErrBadScript) {
+		if err := ReplayScript(strings.NewReader(text), stepped(t, nil), ReplayOptions{}); !errors.Is(err, ErrBadScript) {
 			t.Errorf("%q: err = %v, want ErrBadScript", text, err)
 		}
 	}

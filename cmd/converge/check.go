@@ -136,7 +136,7 @@ func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
 			return serr
 		}
 		defer s.Close()
-		err = properties.ReplayScriptConfig(strings.NewReader(string(text)), s, cfg)
+		err = properties.ReplayScript(strings.NewReader(string(text)), s, properties.ReplayOptions{Model: cfg})
 	}
 	var fail *properties.Failure
 	if errors.As(err, &fail) {
