@@ -42,7 +42,11 @@ func (st *State) NextQuiesceStep() (Action, bool) {
 	// Fresh work first, then due heartbeats, then failed keys (their
 	// retry waits for others to make progress, as a rate limiter would).
 	for _, retries := range []bool{false, true} {
-		for _, n := range st.names {
+		names := st.names
+		if retries {
+			names = RetryOrder(st.names, st.lastRetry)
+		}
+		for _, n := range names {
 			c := st.comps[n]
 			if c.down {
 				continue
@@ -58,6 +62,21 @@ func (st *State) NextQuiesceStep() (Action, bool) {
 		}
 	}
 	return Action{}, false
+}
+
+// RetryOrder is the order in which the fair schedule offers failed keys:
+// the components after last (the one whose failed key was retried last),
+// then the rest, so that one component's key that keeps failing, waiting
+// for another's, cannot starve the other's retry.
+func RetryOrder(names []string, last string) []string {
+	i := 0 // names are sorted: start at the first after last, else at the top
+	for i < len(names) && names[i] <= last {
+		i++
+	}
+	if i == len(names) {
+		i = 0
+	}
+	return append(append(make([]string, 0, len(names)), names[i:]...), names[:i]...)
 }
 
 // EnabledHeartbeats lists the heartbeats that are due.
@@ -182,7 +201,7 @@ func serviceConverged(s *Snapshot) error {
 		svc := o.(*Service)
 		var addrs []Address
 		for _, po := range s.List(KindPod) {
-			if p := po.(*Pod); matches(svc.Selector, p.Labels) && p.Ready {
+			if p := po.(*Pod); Matches(svc.Selector, p.Labels) && p.Ready {
 				addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 			}
 		}

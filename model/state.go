@@ -27,6 +27,7 @@ type State struct {
 	names     []string // component names, sorted
 	runtime   map[string]*nodeRuntime
 	nodeIndex map[string]int
+	lastRetry string // whose failed key the last reconcile retried (RetryOrder)
 }
 
 // ControlPlane lists the cluster-wide components every State starts with.
@@ -171,6 +172,9 @@ func (st *State) step(a Action) Result {
 	case OpRelist:
 		return Result{Delivered: st.relist(c)}
 	case OpReconcile:
+		if c.retry[a.Key] {
+			st.lastRetry = c.Name
+		}
 		c.dequeue(a.Key)
 		limit := -1
 		if a.CrashAfter > 0 {

@@ -117,7 +117,11 @@ func (s *Stepped) NextQuiesceStep() (model.Action, bool) {
 		}
 	}
 	for _, retries := range []bool{false, true} {
-		for _, n := range s.names {
+		names := s.names
+		if retries {
+			names = model.RetryOrder(s.names, s.lastRetry)
+		}
+		for _, n := range names {
 			c := s.comps[n]
 			if c.down {
 				continue

@@ -60,6 +60,8 @@ type Stepped struct {
 	comps map[string]*component
 	names []string
 	errs  []error
+
+	lastRetry string // whose failed key the last reconcile retried (model.RetryOrder)
 }
 
 // NewStepped starts a stepped cluster with the control-plane components
@@ -275,6 +277,9 @@ func (s *Stepped) step(a model.Action) model.Result {
 		c.rebuild(ctx)
 		return model.Result{Delivered: fmt.Sprintf("RELIST %d", c.mem.Len())}
 	case model.OpReconcile:
+		if c.queue.IsRetry(a.Key) {
+			s.lastRetry = a.Who
+		}
 		c.queue.Take(a.Key)
 		return model.Result{Writes: c.reconcile(ctx, a.Key, a.CrashAfter)}
 	case model.OpHeartbeat:
