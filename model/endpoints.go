@@ -16,7 +16,7 @@ var endpointsRole = role{
 		case *Pod:
 			var out []string
 			for _, s := range c.List(KindService) {
-				if matches(s.(*Service).Selector, o.Labels) {
+				if Matches(s.(*Service).Selector, o.Labels) {
 					out = append(out, s.meta().Name)
 				}
 			}
@@ -42,7 +42,7 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 	var addrs []Address
 	for _, o := range c.List(KindPod) {
 		p := o.(*Pod)
-		if matches(s.Selector, p.Labels) && p.Ready && p.PodIP != "" && !p.Deleting {
+		if Matches(s.Selector, p.Labels) && p.Ready && p.PodIP != "" && !p.Deleting {
 			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}

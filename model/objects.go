@@ -254,9 +254,9 @@ func sameMap(a, b map[string]string) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// matches reports whether labels satisfy a selector. An empty selector
-// matches nothing, as for Services.
-func matches(selector, labels map[string]string) bool {
+// Matches reports whether labels satisfy a selector. An empty selector
+// Matches nothing, as for Services.
+func Matches(selector, labels map[string]string) bool {
 	if len(selector) == 0 {
 		return false
 	}

@@ -33,7 +33,7 @@ func activePods(c *Memory, rs *ReplicaSet) (active, strays []*Pod) {
 		p := o.(*Pod)
 		switch {
 		case p.Owner.UID != rs.UID || p.Deleting:
-		case matches(rs.PodLabels, p.Labels):
+		case Matches(rs.PodLabels, p.Labels):
 			active = append(active, p)
 		default:
 			strays = append(strays, p)

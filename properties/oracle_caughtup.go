@@ -46,20 +46,6 @@ func caughtUp(o Observed) map[string]bool {
 	return out
 }
 
-// selects is a label selector match, as the controllers use it: an empty
-// selector selects nothing.
-func selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
-}
-
 // CaughtUp is the caught-up consistency oracle: a component that has seen
 // every event and has nothing queued has no excuse for outputs that do not
 // match its inputs. A ReplicaSet then has exactly spec.replicas live,
@@ -101,7 +87,7 @@ func replicaSetsCaughtUp(s *model.Snapshot) error {
 			continue
 		}
 		rs, _ := s.Objects[model.Ref{Kind: model.KindReplicaSet, Name: p.Owner.Name}].(*model.ReplicaSet)
-		if rs != nil && rs.UID == p.Owner.UID && selects(rs.PodLabels, p.Labels) {
+		if rs != nil && rs.UID == p.Owner.UID && model.Matches(rs.PodLabels, p.Labels) {
 			live[rs.UID]++
 		}
 	}
@@ -120,7 +106,7 @@ func readyAddresses(s *model.Snapshot, svc *model.Service) []model.Address {
 	var out []model.Address
 	for _, o := range s.List(model.KindPod) {
 		p := o.(*model.Pod)
-		if selects(svc.Selector, p.Labels) && p.Ready && !p.Deleting && p.PodIP != "" {
+		if model.Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting && p.PodIP != "" {
 			out = append(out, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}

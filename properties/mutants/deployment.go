@@ -102,22 +102,7 @@ func (s *surgeBlind) Reconcile(ctx context.Context, req controller.Request) (con
 			}
 		}
 	}
-	st := model.DeploymentStatus{UpdatedReplicas: cur.rs.Status.Replicas}
-	for _, o := range append(old, *cur) {
-		st.Replicas += o.rs.Status.Replicas
-		st.ReadyReplicas += o.rs.Status.ReadyReplicas
-	}
-	st.AvailableReplicas = st.ReadyReplicas
-	if st == d.Status && d.ObservedGeneration == d.Generation {
-		return controller.Result{}, nil
-	}
-	nd := *d
-	nd.Status, nd.ObservedGeneration = st, d.Generation
-	upd, err := project.Apply(obj, &nd, s.uids)
-	if err == nil {
-		_, err = s.client.UpdateStatus(ctx, upd)
-	}
-	return controller.Result{}, err
+	return controller.Result{}, s.writeStatus(ctx, obj, d, old, cur)
 }
 
 func (s *surgeBlind) scale(ctx context.Context, o *owned, n int) error {
@@ -126,6 +111,27 @@ func (s *surgeBlind) scale(ctx context.Context, o *owned, n int) error {
 	upd, err := project.Apply(o.obj, &rs, s.uids)
 	if err == nil {
 		_, err = s.client.Update(ctx, upd)
+	}
+	return err
+}
+
+// writeStatus sums the ReplicaSets' counts into the Deployment's status,
+// as the built-in does, and writes it if it changed.
+func (s *surgeBlind) writeStatus(ctx context.Context, obj *api.Deployment, d *model.Deployment, old []owned, cur *owned) error {
+	st := model.DeploymentStatus{UpdatedReplicas: cur.rs.Status.Replicas}
+	for _, o := range append(old, *cur) {
+		st.Replicas += o.rs.Status.Replicas
+		st.ReadyReplicas += o.rs.Status.ReadyReplicas
+	}
+	st.AvailableReplicas = st.ReadyReplicas
+	if st == d.Status && d.ObservedGeneration == d.Generation {
+		return nil
+	}
+	nd := *d
+	nd.Status, nd.ObservedGeneration = st, d.Generation
+	upd, err := project.Apply(obj, &nd, s.uids)
+	if err == nil {
+		_, err = s.client.UpdateStatus(ctx, upd)
 	}
 	return err
 }

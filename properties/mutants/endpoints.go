@@ -76,7 +76,7 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 			return controller.Result{}, err
 		}
 		p := o.(*model.Pod)
-		if selects(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && (!p.Deleting || e.keepTerminating) {
+		if model.Matches(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && (!p.Deleting || e.keepTerminating) {
 			addrs = append(addrs, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}
@@ -105,17 +105,4 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 		_, err = e.client.Update(ctx, obj)
 	}
 	return controller.Result{}, err
-}
-
-// selects is a Service selector match: an empty selector selects nothing.
-func selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
 }

@@ -102,20 +102,5 @@ func (s unavailableBlind) Reconcile(ctx context.Context, req controller.Request)
 			}
 		}
 	}
-	st := model.DeploymentStatus{UpdatedReplicas: cur.rs.Status.Replicas}
-	for _, o := range append(old, *cur) {
-		st.Replicas += o.rs.Status.Replicas
-		st.ReadyReplicas += o.rs.Status.ReadyReplicas
-	}
-	st.AvailableReplicas = st.ReadyReplicas
-	if st == d.Status && d.ObservedGeneration == d.Generation {
-		return controller.Result{}, nil
-	}
-	nd := *d
-	nd.Status, nd.ObservedGeneration = st, d.Generation
-	upd, err := project.Apply(obj, &nd, s.uids)
-	if err == nil {
-		_, err = s.client.UpdateStatus(ctx, upd)
-	}
-	return controller.Result{}, err
+	return controller.Result{}, s.writeStatus(ctx, obj, d, old, cur)
 }
