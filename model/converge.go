@@ -34,8 +34,8 @@ func (st *State) Recovery() []Action {
 // depends only on the state, so a model and an implementation in lockstep
 // follow the same one.
 func (st *State) NextQuiesceStep() (Action, bool) {
-	for _, n := range st.names {
-		if ds := st.enabledDeliveries(n); len(ds) > 0 {
+	for ; st.undelivered < len(st.names); st.undelivered++ {
+		if ds := st.enabledDeliveries(st.names[st.undelivered]); len(ds) > 0 {
 			return ds[0], true
 		}
 	}

@@ -114,7 +114,7 @@ func podIP(c *Memory, h Host, p *Pod, ctr *Container) string {
 // holds its address (as CNI's IPAM state on the node does).
 func freeSlot(c *Memory, h Host, index int, p *Pod) int {
 	used := map[string]bool{}
-	for _, o := range c.List(KindPod) {
+	for o := range c.Each(KindPod) { // a set: the order does not matter
 		if q := o.(*Pod); q.NodeName == c.Node && q.Name != p.Name && q.PodIP != "" {
 			used[q.PodIP] = true
 		}

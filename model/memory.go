@@ -25,6 +25,12 @@ type Memory struct {
 	// up to date by Put and Remove: the scheduler needs it for every pod,
 	// and summing every pod each time made scheduling n pods quadratic.
 	used map[string]use
+	// owned indexes the viewed pods by their owner's UID once OwnedPods has
+	// asked (ownedBuilt), kept up to date by Put and Remove: the replicaset
+	// controller syncs a ReplicaSet on every event of its pods, and going
+	// through all ten thousand pods each time made a rollout quadratic.
+	owned      map[int64]map[string]*Pod
+	ownedBuilt bool
 	// Rev is, per kind, the revision of the last event its informer
 	// delivered (or of its last list).
 	Rev    [NumKinds]int64
@@ -49,6 +55,7 @@ func (m *Memory) clone() *Memory {
 	d := *m
 	d.names, d.built = [NumKinds][]string{}, [NumKinds]bool{}
 	d.used = maps.Clone(m.used)
+	d.owned, d.ownedBuilt = nil, false
 	for k, objs := range m.view {
 		d.view[k] = maps.Clone(objs)
 	}
@@ -67,6 +74,7 @@ func (m *Memory) Reset() {
 func (m *Memory) Clear() {
 	m.view, m.names, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds]bool{}
 	m.used = nil
+	m.owned, m.ownedBuilt = nil, false
 }
 
 // Get returns the viewed object (nil if absent).
@@ -96,9 +104,7 @@ func (m *Memory) List(k Kind) []Obj {
 }
 
 // Each yields the view's objects of one kind in no set order, for
-// decisions that do not depend on it: the replicaset controller goes
-// through every pod on each sync, and a list in name order cost more than
-// its decision. The view must not change meanwhile.
+// decisions that do not depend on it. The view must not change meanwhile.
 func (m *Memory) Each(k Kind) iter.Seq[Obj] { return maps.Values(m.view[k]) }
 
 func (m *Memory) build(k Kind) {
@@ -128,6 +134,8 @@ func (m *Memory) Put(o Obj) {
 	if k == KindPod {
 		m.count(old, -1)
 		m.count(o, +1)
+		m.own(old, -1)
+		m.own(o, +1)
 	}
 	if m.built[k] && !had {
 		i, _ := slices.BinarySearch(m.names[k], name)
@@ -143,11 +151,49 @@ func (m *Memory) Remove(r Ref) {
 	}
 	delete(m.view[r.Kind], r.Name)
 	m.count(old, -1)
+	m.own(old, -1)
 	if m.built[r.Kind] {
 		if i, found := slices.BinarySearch(m.names[r.Kind], r.Name); found {
 			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
 		}
 	}
+}
+
+// OwnedPods yields the viewed pods whose owner has the given UID, in no
+// set order. The view must not change meanwhile.
+func (m *Memory) OwnedPods(uid int64) iter.Seq[*Pod] {
+	if !m.ownedBuilt {
+		m.ownedBuilt = true
+		for _, o := range m.view[KindPod] {
+			m.own(o, +1)
+		}
+	}
+	return maps.Values(m.owned[uid])
+}
+
+// own adds (sign +1) or takes away (-1) pod o in the owner index, once
+// it is built.
+func (m *Memory) own(o Obj, sign int) {
+	p, ok := o.(*Pod)
+	if !ok || !m.ownedBuilt || p.Owner.UID == 0 {
+		return
+	}
+	byName := m.owned[p.Owner.UID]
+	if sign < 0 {
+		delete(byName, p.Name)
+		if len(byName) == 0 {
+			delete(m.owned, p.Owner.UID)
+		}
+		return
+	}
+	if byName == nil {
+		if m.owned == nil {
+			m.owned = map[int64]map[string]*Pod{}
+		}
+		byName = map[string]*Pod{}
+		m.owned[p.Owner.UID] = byName
+	}
+	byName[p.Name] = p
 }
 
 // count adds (sign +1) or takes away (-1) what pod o, if bound, requests
@@ -171,14 +217,17 @@ func (m *Memory) count(o Obj, sign int) {
 	}
 }
 
-// Apply puts an event into the view and advances that kind's revision.
-func (m *Memory) Apply(e WatchEvent) {
+// Apply puts an event into the view and advances that kind's revision. It
+// returns what the view held under the event's name before (WatchEvent.Old).
+func (m *Memory) Apply(e WatchEvent) (old Obj) {
+	old = m.view[e.Obj.Kind()][e.Obj.meta().Name]
 	if e.Type == Deleted {
 		m.Remove(RefOf(e.Obj))
 	} else {
 		m.Put(e.Obj)
 	}
 	m.Rev[e.Obj.Kind()] = e.Rev
+	return old
 }
 
 // ExpectWrite records a write (of kind k, at rev) that the key must see in

@@ -49,12 +49,6 @@ var nodeLifecycleRole = role{
 }
 
 func reconcileNodeLifecycle(c *Memory, h Host, t Writer, key string) {
-	var pods []*Pod
-	for _, o := range c.List(KindPod) {
-		if p := o.(*Pod); p.NodeName == key {
-			pods = append(pods, p)
-		}
-	}
 	n, _ := c.Get(KindNode, key).(*Node)
 	if n == nil {
 		// Live read before a force delete: a stale view must not remove the
@@ -62,7 +56,7 @@ func reconcileNodeLifecycle(c *Memory, h Host, t Writer, key string) {
 		if h.Live(Ref{KindNode, key}) != nil {
 			return
 		}
-		for _, p := range pods {
+		for _, p := range podsOn(c, key) {
 			t.RemoveNow(p)
 		}
 		return
@@ -74,10 +68,24 @@ func reconcileNodeLifecycle(c *Memory, h Host, t Writer, key string) {
 		nn.Ready, nn.TransitionAt = false, now
 		t.Update(VerbStatus, n, nn)
 	case !n.Ready && now-n.TransitionAt >= EvictionTimeout:
-		for _, p := range pods {
+		for _, p := range podsOn(c, key) {
 			if !p.Deleting {
 				t.Delete(p)
 			}
 		}
 	}
+}
+
+// podsOn lists the viewed pods bound to node, in name order. Only a node
+// that is gone or due for eviction needs them: every node is rechecked on
+// every tick, and listing every pod for each of a thousand healthy nodes
+// made a tick cost nodes × pods.
+func podsOn(c *Memory, node string) []*Pod {
+	var pods []*Pod
+	for _, o := range c.List(KindPod) {
+		if p := o.(*Pod); p.NodeName == node {
+			pods = append(pods, p)
+		}
+	}
+	return pods
 }

@@ -29,10 +29,9 @@ var replicaSetRole = role{
 // not depend on it), and the others it controls that it no longer selects
 // (a user relabelled them), in name order.
 func activePods(c *Memory, rs *ReplicaSet) (active, strays []*Pod) {
-	for o := range c.Each(KindPod) {
-		p := o.(*Pod)
+	for p := range c.OwnedPods(rs.UID) {
 		switch {
-		case p.Owner.UID != rs.UID || p.Deleting:
+		case p.Deleting:
 		case Matches(rs.PodLabels, p.Labels):
 			active = append(active, p)
 		default:

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,14 +30,32 @@ var schedulerRole = role{
 			if o.NodeName == "" && e.Type != Deleted && !o.Deleting {
 				return []string{o.Name}
 			}
+			if o.NodeName != "" && e.Type == Deleted {
+				// A bound pod's resources are free: retry every pending pod.
+				return pendingPods(c)
+			}
 		case *Node:
-			// Capacity or readiness changed: retry every pending pod.
+			// Capacity or readiness changed: retry every pending pod. A
+			// heartbeat changes nothing a pod is placed by, and with a
+			// thousand nodes retrying every pending pod on each one made
+			// a tick cost nodes × pending pods (upstream's scheduler skips
+			// such node updates too).
+			if old, _ := e.Old.(*Node); e.Type == Modified && old != nil && !placementChanged(old, o) {
+				return nil
+			}
 			return pendingPods(c)
 		}
 		return nil
 	},
 	resync:    func(c *Memory, h Host) []string { return pendingPods(c) },
 	reconcile: reconcileScheduling,
+}
+
+// placementChanged reports whether a node update changes what the
+// scheduler places pods by: anything but the heartbeat's times.
+func placementChanged(old, n *Node) bool {
+	return old.Ready != n.Ready || old.Deleting != n.Deleting || old.CPU != n.CPU || old.Memory != n.Memory || old.MaxPods != n.MaxPods ||
+		!slices.Equal(old.Taints, n.Taints) || !maps.Equal(old.Labels, n.Labels)
 }
 
 func pendingPods(c *Memory) []string {

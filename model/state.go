@@ -28,6 +28,14 @@ type State struct {
 	runtime   map[string]*nodeRuntime
 	nodeIndex map[string]int
 	lastRetry string // whose failed key the last reconcile retried (RetryOrder)
+	// undelivered: no component before names[undelivered] has a delivery
+	// enabled. NextQuiesceStep starts its search there: with a thousand
+	// nodes, scanning every component on every step was nearly all of a
+	// quiesce's cost. A delivery or relist changes only its own component,
+	// which Step accepts only if it was enabled (so at or after this
+	// index); every other step starts the search over.
+	undelivered int
+	trimAt      int // the log's length above which a delivery trims it
 }
 
 // ControlPlane lists the cluster-wide components every State starts with.
@@ -154,6 +162,9 @@ func (st *State) Step(a Action) Result {
 	if !st.enabled(a) {
 		return Result{Err: fmt.Errorf("%w: %s", ErrNotEnabled, a)}
 	}
+	if a.Op != OpDeliver && a.Op != OpRelist {
+		st.undelivered = 0
+	}
 	switch {
 	case a.Op.IsUser():
 		return st.user(a)
@@ -225,13 +236,18 @@ func (st *State) deliver(c *component, k Kind) string {
 	seq, _ := c.nextEvent(st.store, k)
 	e := st.store.event(seq)
 	c.cursor[k] = seq + 1
-	c.Apply(e)
+	e.Old = c.Apply(e)
 	c.seen++
 	for _, k := range c.role.keys(c.Memory, e) {
 		c.enqueue(k)
 	}
-	if len(st.store.log) > 4096 {
+	if len(st.store.log) > st.trimAt {
 		st.trimLog()
+		// Try again once the log has grown by as much: a trim goes
+		// through every component, and while one lags it frees nothing,
+		// so trying on every delivery made a thousand nodes' deliveries
+		// quadratic.
+		st.trimAt = max(4096, len(st.store.log)+4096)
 	}
 	return e.Type.String() + " " + RefOf(e.Obj).String()
 }

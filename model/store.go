@@ -33,6 +33,10 @@ type WatchEvent struct {
 	Type EventType
 	Obj  Obj
 	Rev  int64
+	// Old is what the receiving component's view held under the event's
+	// name before it (nil if nothing), as client-go's update handlers get
+	// the old object; the store's log leaves it nil, Memory.Apply gives it.
+	Old Obj
 }
 
 // Verb names a write in traces.

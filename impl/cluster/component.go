@@ -128,7 +128,7 @@ func (c *component) drain() {
 func (c *component) apply(e model.WatchEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mem.Apply(e)
+	e.Old = c.mem.Apply(e)
 	c.seen++
 	for _, key := range c.keys(e) {
 		c.queue.Add(key)

@@ -11,7 +11,6 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -43,7 +42,7 @@ func flowWrites(nodes, n int) int {
 // round moved by a fifth from the next on this machine, whose speed drifts
 // from second to second, so rounds on both sides of the flow measure the
 // etcd the flow ran on.
-func rawPutRounds(b *testing.B, c *clientv3.Client) []float64 {
+func rawPutRounds(b testing.TB, c *clientv3.Client) []float64 {
 	return []float64{rawParallelPuts(b, c, 2000), rawParallelPuts(b, c, 2000)}
 }
 
@@ -55,10 +54,15 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// floorRounds numbers the rounds of rawParallelPuts, so each writes keys
+// of its own.
+var floorRounds atomic.Int64
+
 // rawParallelPuts measures raw concurrent etcd write throughput (puts/s)
 // through c on the same etcd, with 32 writers.
-func rawParallelPuts(b *testing.B, c *clientv3.Client, total int) float64 {
+func rawParallelPuts(b testing.TB, c *clientv3.Client, total int) float64 {
 	value := make([]byte, 1500)
+	round := floorRounds.Add(1)
 	var next atomic.Int64
 	start := time.Now()
 	done := make(chan struct{})
@@ -70,7 +74,7 @@ func rawParallelPuts(b *testing.B, c *clientv3.Client, total int) float64 {
 				if i > int64(total) {
 					return
 				}
-				if _, err := c.Put(context.Background(), fmt.Sprintf("/floor/%d/%d", b.N, i), string(value)); err != nil {
+				if _, err := c.Put(context.Background(), fmt.Sprintf("/floor/%d/%d", round, i), string(value)); err != nil {
 					b.Error(err)
 					return
 				}
@@ -102,43 +106,14 @@ func BenchmarkRunning1000Pods(b *testing.B) {
 	var made int64
 	var throughput float64
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		putRounds := rawPutRounds(b, storetest.GRPCClient(b))
-		inprocRounds := rawPutRounds(b, storetest.Client(b))
-		st := storetest.Store(b)
-		r, err := StartRunning(RunningConfig{Store: st, Nodes: nodes})
-		if err != nil {
-			b.Fatal(err)
+		f := runFlow(b, nodes, pods, 10*time.Minute)
+		if !f.converged {
+			b.Fatal(f.notConverged)
 		}
-		rev0, err := st.Rev(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		start, cpuStart := time.Now(), cpuTime(b)
-		if res := r.Apply(model.Action{Op: model.OpApply, Key: "big", N: pods, Image: "nginx:1"}); res.Err != nil {
-			b.Fatal(res.Err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		_, err = r.WaitConverged(ctx, 2*time.Millisecond)
-		cancel()
-		took, used := time.Since(start), cpuTime(b)-cpuStart
-		b.StopTimer()
-		rev1, revErr := st.Rev(context.Background())
-		r.Close() // before the rounds after: its heartbeats would write too
-		if err != nil {
-			b.Fatal(err)
-		}
-		if revErr != nil {
-			b.Fatal(revErr)
-		}
-		puts := median(append(putRounds, rawPutRounds(b, storetest.GRPCClient(b))...))
-		inproc := median(append(inprocRounds, rawPutRounds(b, storetest.Client(b))...))
-		writes := rev1 - rev0
-		elapsed, cpu, made, throughput = elapsed+took, cpu+used, made+writes, throughput+puts
-		floor += seconds(float64(writes) / puts)
-		inprocFloor += seconds(float64(writes) / inproc)
-		modelFloor += seconds(float64(modelWrites) / puts)
+		elapsed, cpu, made, throughput = elapsed+f.took, cpu+f.cpu, made+f.writes, throughput+f.puts
+		floor += f.floor(f.puts)
+		inprocFloor += f.floor(f.inproc)
+		modelFloor += seconds(float64(modelWrites) / f.puts)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(made)/n, "writes-made")
@@ -155,7 +130,7 @@ func BenchmarkRunning1000Pods(b *testing.B) {
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // cpuTime is the CPU time this process has used, user and system.
-func cpuTime(b *testing.B) time.Duration {
+func cpuTime(b testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)

@@ -1,0 +1,197 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/model"
+)
+
+// flowFigures is what one run of the seed flow at a size measured: apply a
+// Deployment of pods replicas on nodes fake nodes, then wait for
+// convergence.
+type flowFigures struct {
+	took, cpu    time.Duration
+	writes       int64 // the store's revisions from applying to converged
+	heartbeats   int64 // of those, the kubelets' heartbeat writes
+	peakHeap     uint64
+	puts, inproc float64 // raw concurrent puts/s, over gRPC and in-process
+	converged    bool
+	notConverged error
+}
+
+// runFlow boots a running cluster of nodes nodes, applies a Deployment of
+// pods replicas and waits up to limit for convergence, measuring the raw
+// etcd floor on both sides of the flow (rawPutRounds).
+func runFlow(tb testing.TB, nodes, pods int, limit time.Duration) flowFigures {
+	b, _ := tb.(*testing.B)
+	var f flowFigures
+	putRounds := rawPutRounds(tb, storetest.GRPCClient(tb))
+	inprocRounds := rawPutRounds(tb, storetest.Client(tb))
+	st := storetest.Store(tb)
+	var heartbeats atomic.Int64
+	r, err := StartRunning(RunningConfig{Store: st, Nodes: nodes, OnStep: func(a model.Action, res model.Result) {
+		if a.Op == model.OpHeartbeat {
+			for _, w := range res.Writes {
+				if w.Err == nil && w.Local == "" {
+					heartbeats.Add(1)
+				}
+			}
+		}
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rev0, err := st.Rev(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	heartbeats.Store(0)
+	runtime.GC() // the peak heap is the cluster's, not a model's garbage
+	stopHeap := sampleHeap(&f.peakHeap)
+	if b != nil {
+		b.StartTimer()
+	}
+	start, cpuStart := time.Now(), cpuTime(tb)
+	if res := r.Apply(model.Action{Op: model.OpApply, Key: "big", N: pods, Image: "nginx:1"}); res.Err != nil {
+		tb.Fatal(res.Err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	_, f.notConverged = r.WaitConverged(ctx, 2*time.Millisecond)
+	cancel()
+	f.took, f.cpu = time.Since(start), cpuTime(tb)-cpuStart
+	if b != nil {
+		b.StopTimer()
+	}
+	stopHeap()
+	f.converged = f.notConverged == nil
+	f.heartbeats = heartbeats.Load()
+	rev1, err := st.Rev(context.Background())
+	r.Close() // before the rounds after: its heartbeats would write too
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.writes = rev1 - rev0
+	f.puts = median(append(putRounds, rawPutRounds(tb, storetest.GRPCClient(tb))...))
+	f.inproc = median(append(inprocRounds, rawPutRounds(tb, storetest.Client(tb))...))
+	return f
+}
+
+// floor is the time raw concurrent puts at the given rate take to make the
+// flow's writes.
+func (f flowFigures) floor(puts float64) time.Duration {
+	return seconds(float64(f.writes) / puts)
+}
+
+// sampleHeap records the peak of the live heap (runtime/metrics' heap
+// objects bytes) every 20 ms until the returned func is called.
+func sampleHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// scaleSizes are BenchmarkRunningScale's sizes: issue 23's table.
+var scaleSizes = []struct{ nodes, pods int }{
+	{100, 1000}, {300, 3000}, {1000, 1000}, {1000, 3000}, {1000, 10000},
+}
+
+// modelWrites memoizes flowWrites per size: testing runs a benchmark
+// function once with b.N = 1 before the b.N asked for, and the model's
+// flow of 10,000 pods on 1,000 nodes takes minutes.
+var modelWrites = map[[2]int]int{}
+
+func modelWritesAt(nodes, pods int) int {
+	k := [2]int{nodes, pods}
+	if _, ok := modelWrites[k]; !ok {
+		modelWrites[k] = flowWrites(nodes, pods)
+	}
+	return modelWrites[k]
+}
+
+// BenchmarkRunningScale runs the seed flow of BenchmarkRunning1000Pods at
+// each size of scaleSizes (select with -bench 'RunningScale/nodes=1000,'):
+// time to convergence (ns/op), its ratio to the etcd write floor of the
+// same run over gRPC (x-floor) and in-process (x-inproc-floor), CPU
+// seconds, the peak live heap, the writes made against the model's, and
+// the heartbeat writes among them. Costs per pod and per node should stay
+// flat across sizes.
+func BenchmarkRunningScale(b *testing.B) {
+	for _, size := range scaleSizes {
+		b.Run(fmt.Sprintf("nodes=%d,pods=%d", size.nodes, size.pods), func(b *testing.B) {
+			b.StopTimer()
+			modelWrites := modelWritesAt(size.nodes, size.pods)
+			var took, floor, inprocFloor, cpu time.Duration
+			var writes, heartbeats int64
+			var peak uint64
+			for range b.N {
+				f := runFlow(b, size.nodes, size.pods, 10*time.Minute)
+				if !f.converged {
+					b.Fatalf("%d pods on %d nodes: %v after %v (%d writes, %d of them heartbeats)",
+						size.pods, size.nodes, f.notConverged, f.took.Round(time.Second), f.writes, f.heartbeats)
+				}
+				took, cpu = took+f.took, cpu+f.cpu
+				floor, inprocFloor = floor+f.floor(f.puts), inprocFloor+f.floor(f.inproc)
+				writes, heartbeats, peak = writes+f.writes, heartbeats+f.heartbeats, max(peak, f.peakHeap)
+			}
+			n := float64(b.N)
+			b.ReportMetric(took.Seconds()/n, "converge-s")
+			b.ReportMetric(took.Seconds()/floor.Seconds(), "x-floor")
+			b.ReportMetric(took.Seconds()/inprocFloor.Seconds(), "x-inproc-floor")
+			b.ReportMetric(cpu.Seconds()/n, "cpu-s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(writes)/n, "writes-made")
+			b.ReportMetric(float64(modelWrites), "model-writes")
+			b.ReportMetric(float64(heartbeats)/n, "heartbeat-writes")
+			b.ReportMetric(float64(took.Microseconds())/n/float64(size.pods), "µs/pod")
+		})
+	}
+}
+
+// TestScaleFlowMeasures keeps runFlow honest at a small size: the flow
+// converges, its writes are at least the model's less the status writes
+// the running controllers coalesce, heartbeats are counted among them, and
+// the floor and heap figures are measured.
+func TestScaleFlowMeasures(t *testing.T) {
+	const nodes, pods = 20, 200
+	f := runFlow(t, nodes, pods, 2*time.Minute)
+	if !f.converged {
+		t.Fatalf("not converged: %v", f.notConverged)
+	}
+	model := int64(flowWrites(nodes, pods))
+	t.Logf("%v to converge, %d writes (model %d, heartbeats %d), %.0f puts/s, peak heap %d MiB",
+		f.took.Round(time.Millisecond), f.writes, model, f.heartbeats, f.puts, f.peakHeap>>20)
+	// Every pod is created, bound and started: three writes each at least.
+	if f.writes < 3*pods || f.writes > 2*model {
+		t.Errorf("the flow made %d writes; the model makes %d, and at least %d are needed", f.writes, model, 3*pods)
+	}
+	if f.heartbeats < 0 || f.heartbeats > f.writes {
+		t.Errorf("%d heartbeat writes of %d", f.heartbeats, f.writes)
+	}
+	if f.puts <= 0 || f.inproc <= 0 || f.peakHeap == 0 || f.cpu <= 0 {
+		t.Errorf("unmeasured: puts/s %v, in-process puts/s %v, peak heap %d, cpu %v", f.puts, f.inproc, f.peakHeap, f.cpu)
+	}
+}
