@@ -7,7 +7,7 @@ CHECKS    ?= 2000
 # build with it. See ARCHITECTURE.md, "Self-checks".
 TESTTAGS  ?= convergeselfcheck
 
-.PHONY: test demo bench fuzz golden lint build check-model race
+.PHONY: test demo bench bench-scale fuzz golden lint build check-model race
 
 build:
 	$(GO) build ./...
@@ -53,6 +53,14 @@ demo-real:
 # Benchmarks; figures are reported as ratios against raw etcd where relevant.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Issue 23's sizes, 100x1,000 to 1,000 nodes x 10,000 pods (about 15
+# min: the model's own flow of the largest size, counted for model-writes,
+# takes over a minute), then kubectl get pods against converge up --nodes
+# 1000 while 10,000 pods start.
+bench-scale:
+	$(GO) test ./impl/cluster -run '^$$' -bench RunningScale -benchtime 3x -timeout 60m
+	$(GO) test ./cmd/converge -run '^$$' -bench UpKubectlGetPodsAtScale -benchtime 1x -timeout 30m
 
 # Long model property campaign.
 check-model:

@@ -54,6 +54,9 @@ type upFlags struct {
 	daemon *containerd.Daemon
 }
 
+// maxUpNodes is the most nodes converge up registers.
+const maxUpNodes = 5000
+
 func runUp(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("up", "[--data-dir DIR] [--listen ADDR] [--nodes N] [--kubeconfig PATH] [--runtime fake|containerd] [--containerd-address SOCKET] [--import ARCHIVE]", stderr)
 	var f upFlags
@@ -80,8 +83,10 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if f.nodes < 0 || f.nodes > 250 {
-		return usageError("--nodes must be between 0 and 250")
+	// Node i's pods get 127.(100+i/250).(i%250).0/24: 5,000 nodes end at
+	// 127.119, well below the Services' 127.200.0.0/16.
+	if f.nodes < 0 || f.nodes > maxUpNodes {
+		return usageError("--nodes must be between 0 and %d", maxUpNodes)
 	}
 	if f.etcdMembers != 1 && f.etcdMembers != 3 && f.etcdMembers != 5 {
 		return usageError("--etcd-members must be 1, 3 or 5")

@@ -239,6 +239,8 @@ func TestUpEtcdMembersFlags(t *testing.T) {
 		{[]string{"--etcd-members", "2"}, "--etcd-members must be 1, 3 or 5"},
 		{[]string{"--etcd-members", "0"}, "--etcd-members must be 1, 3 or 5"},
 		{[]string{"--etcd-members", "3", "--etcd-endpoints", "http://127.0.0.1:2379"}, "exclude each other"},
+		{[]string{"--nodes", "5001"}, "--nodes must be between 0 and 5000"},
+		{[]string{"--nodes", "-1"}, "--nodes must be between 0 and 5000"},
 	} {
 		var out, errOut bytes.Buffer
 		err := runUp(c.args, &out, &errOut)

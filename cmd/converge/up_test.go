@@ -25,7 +25,7 @@ func startUp(t *testing.T, dataDir string) (kubeconfig string, stop func()) {
 }
 
 // startUpWith runs `converge up` with f until the returned stop is called.
-func startUpWith(t *testing.T, f upFlags) (kubeconfig string, stop func()) {
+func startUpWith(t testing.TB, f upFlags) (kubeconfig string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -81,7 +81,7 @@ func kubectlFails(t *testing.T, kubeconfig string, args ...string) string {
 	return string(out)
 }
 
-func needKubectl(t *testing.T) {
+func needKubectl(t testing.TB) {
 	if _, err := os.Stat(kubectlBin); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("kubectl is required in CI: %v", err)
