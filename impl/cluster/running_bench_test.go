@@ -106,7 +106,7 @@ func BenchmarkRunning1000Pods(b *testing.B) {
 	var made int64
 	var throughput float64
 	for i := 0; i < b.N; i++ {
-		f := runFlow(b, nodes, pods, 10*time.Minute)
+		f := runFlow(b, nodes, pods, 0, 10*time.Minute)
 		if !f.converged {
 			b.Fatal(f.notConverged)
 		}
