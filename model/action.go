@@ -38,6 +38,10 @@ const (
 	OpNodeUp         // heal it
 	OpAPIError       // the component's next API call fails transiently (N: 429, 503 or 504)
 	OpTimeTravel     // crash and restart a component whose list is served at the revision it had reached
+	// User actions added later, numbered after the others so that recorded
+	// fuzz inputs keep their meaning.
+	OpAddFinalizer    // add UserFinalizer to a Deployment or Pod
+	OpRemoveFinalizer // remove it
 )
 
 var opNames = map[Op]string{
@@ -47,12 +51,15 @@ var opNames = map[Op]string{
 	OpHold: "hold", OpRelease: "release", OpDropWatch: "drop-watch", OpCompact: "compact",
 	OpCrash: "crash", OpCrashContainer: "crash-container", OpNodeDown: "node-down", OpNodeUp: "node-up",
 	OpAPIError: "api-error", OpTimeTravel: "time-travel",
+	OpAddFinalizer: "add-finalizer", OpRemoveFinalizer: "remove-finalizer",
 }
 
 func (o Op) String() string { return opNames[o] }
 
 // IsUser, IsFault and IsStep classify an action.
-func (o Op) IsUser() bool  { return o >= OpApply && o <= OpTick }
+func (o Op) IsUser() bool {
+	return (o >= OpApply && o <= OpTick) || o == OpAddFinalizer || o == OpRemoveFinalizer
+}
 func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
 func (o Op) IsFault() bool { return o >= OpHold && o <= OpTimeTravel }
 
@@ -64,9 +71,11 @@ type Action struct {
 	// Name of the object for user actions; the queue key for reconcile; the
 	// pod for crash-container.
 	Key string
-	// Kind of the object to delete (Deployment, Service or Pod), or of the
-	// informer to deliver from.
+	// Kind of the object to delete (Deployment, Service or Pod) or to add
+	// a finalizer to or remove it from, or of the informer to deliver from.
 	Kind Kind
+	// Policy of a delete: kubectl's --cascade; zero is background.
+	Policy Propagation
 	// Replicas for apply/scale; Port for apply-service; the HTTP code for
 	// api-error.
 	N     int
@@ -117,6 +126,11 @@ func (a Action) String() string {
 		arg(a.Key)
 		arg(a.Image)
 	case OpDelete:
+		arg(a.Kind.Resource() + "/" + a.Key)
+		if a.Policy > PropagateBackground {
+			kv("cascade", a.Policy.String())
+		}
+	case OpAddFinalizer, OpRemoveFinalizer:
 		arg(a.Kind.Resource() + "/" + a.Key)
 	case OpApplyService:
 		arg(a.Key)
@@ -229,6 +243,27 @@ func ParseAction(line string) (Action, error) {
 		k, known := KindOf(res)
 		if !ok || !known || name == "" || (k != KindDeployment && k != KindService && k != KindPod) {
 			return a, fmt.Errorf("model: delete takes deployments/NAME, services/NAME or pods/NAME, got %q", pos[0])
+		}
+		a.Kind, a.Key = k, name
+		if v, ok := kv["cascade"]; ok {
+			if a.Policy, ok = ParsePropagation(v); !ok {
+				return a, fmt.Errorf("model: cascade takes background, foreground or orphan, got %q", line)
+			}
+			if a.Policy != PropagateBackground && k == KindService {
+				return a, fmt.Errorf("model: services are deleted in the background only (no component watches them for the garbage collector's finalizers): %q", line)
+			}
+		}
+		if a.Policy == PropagateBackground {
+			a.Policy = PropagateDefault // one spelling per action: background is the zero
+		}
+	case OpAddFinalizer, OpRemoveFinalizer:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		res, name, ok := strings.Cut(pos[0], "/")
+		k, known := KindOf(res)
+		if !ok || !known || name == "" || (k != KindDeployment && k != KindPod) {
+			return a, fmt.Errorf("model: %s takes deployments/NAME or pods/NAME, got %q", f[0], pos[0])
 		}
 		a.Kind, a.Key = k, name
 	case OpApplyService:

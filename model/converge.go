@@ -113,7 +113,8 @@ func notConverged(format string, args ...any) error {
 // has quiesced: every Deployment runs exactly spec.replicas ready pods of
 // its current template on Ready nodes and says so in its status, old
 // ReplicaSets are at zero, Endpoints and every node's rules match the ready
-// pods, and nothing is orphaned or terminating.
+// pods, and nothing is orphaned or terminating, but for objects a user's
+// finalizer holds: nothing in the control plane can let those go.
 func Converged(s *Snapshot) error {
 	live := func(ow Owner) bool {
 		cur := s.Objects[Ref{ow.Kind, ow.Name}]
@@ -121,7 +122,7 @@ func Converged(s *Snapshot) error {
 	}
 	for _, o := range s.Objects {
 		m := o.meta()
-		if m.Deleting {
+		if m.Deleting && !HeldByUser(m) {
 			return notConverged("%s is still terminating", RefOf(o))
 		}
 		if m.Owner.UID != 0 && !live(m.Owner) {
@@ -141,11 +142,17 @@ func Converged(s *Snapshot) error {
 	}
 	for _, o := range s.List(KindPod) {
 		p := o.(*Pod)
+		if p.Deleting {
+			continue // held by a user's finalizer: its kubelet has stopped it
+		}
 		if _, ok := running[p.UID]; !ok || !p.Ready || p.Phase != PhaseRunning {
 			return notConverged("pod %s is not running and ready", p.Name)
 		}
 	}
 	for _, o := range s.List(KindDeployment) {
+		if o.meta().Deleting {
+			continue // held: its controller leaves it as it is
+		}
 		if err := deploymentConverged(s, o.(*Deployment)); err != nil {
 			return err
 		}
@@ -170,7 +177,7 @@ func deploymentConverged(s *Snapshot, d *Deployment) error {
 		}
 		pods := 0
 		for _, p := range s.List(KindPod) {
-			if p.meta().Owner.UID == rs.UID {
+			if p.meta().Owner.UID == rs.UID && !p.meta().Deleting {
 				pods++
 			}
 		}
@@ -201,7 +208,7 @@ func serviceConverged(s *Snapshot) error {
 		svc := o.(*Service)
 		var addrs []Address
 		for _, po := range s.List(KindPod) {
-			if p := po.(*Pod); Matches(svc.Selector, p.Labels) && p.Ready {
+			if p := po.(*Pod); Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting {
 				addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 			}
 		}

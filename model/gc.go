@@ -3,34 +3,49 @@ package model
 import "strings"
 
 // The garbage collector: watches Deployments, ReplicaSets and Pods; a key is
-// "<resource>/<name>" of a dependent. A dependent whose controller owner is
-// gone (no object with that name and UID) is deleted in the background.
-// Before deleting it checks the owner with a live read, because a stale
-// view may simply not show a new owner yet.
+// "<resource>/<name>" of an object it has work for:
+//   - a dependent whose controller owner is gone (no object with that name
+//     and UID) is deleted in the background. Before deleting it checks the
+//     owner with a live read, because a stale view may simply not show a
+//     new owner yet;
+//   - an owner being deleted with the "orphan" finalizer has its
+//     dependents' ownerReferences removed, then the finalizer;
+//   - an owner being deleted with the "foregroundDeletion" finalizer has
+//     its dependents deleted (in the foreground themselves when they have
+//     dependents), and the finalizer goes once none is left.
+//
+// The last two list the dependents live: a dependent its view does not
+// show yet (a stale controller may still create one) must not outlive the
+// owner's finalizer.
 var gcRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet, KindPod),
 	keys: func(c *Memory, e WatchEvent) []string {
 		var out []string
-		if m := e.Obj.meta(); m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m.Owner) {
+		m := e.Obj.meta()
+		if m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m.Owner) {
 			out = append(out, RefOf(e.Obj).String())
 		}
+		if e.Type != Deleted && gcFinalizing(m) {
+			out = append(out, RefOf(e.Obj).String())
+		}
+		// A dependent of a foreground deletion changed: its owner may be
+		// free to go.
+		if ow := c.Get(m.Owner.Kind, m.Owner.Name); m.Owner.UID != 0 && ow != nil && ow.meta().UID == m.Owner.UID && gcFinalizing(ow.meta()) {
+			out = append(out, RefOf(ow).String())
+		}
 		if e.Type == Deleted {
-			uid := e.Obj.meta().UID
-			for _, k := range []Kind{KindReplicaSet, KindPod} {
-				for _, o := range c.List(k) {
-					if o.meta().Owner.UID == uid {
-						out = append(out, RefOf(o).String())
-					}
-				}
+			for _, o := range dependentsInView(c, m.UID) {
+				out = append(out, RefOf(o).String())
 			}
 		}
 		return out
 	},
 	resync: func(c *Memory, h Host) []string {
 		var out []string
-		for _, k := range []Kind{KindReplicaSet, KindPod} {
+		for _, k := range []Kind{KindDeployment, KindReplicaSet, KindPod} {
 			for _, o := range c.List(k) {
-				if ow := o.meta().Owner; ow.UID != 0 && !ownerInView(c, ow) {
+				m := o.meta()
+				if (m.Owner.UID != 0 && !ownerInView(c, m.Owner)) || gcFinalizing(m) {
 					out = append(out, RefOf(o).String())
 				}
 			}
@@ -40,9 +55,27 @@ var gcRole = role{
 	reconcile: reconcileGC,
 }
 
+// gcFinalizing: being deleted, and a garbage collector's finalizer is left.
+func gcFinalizing(m *Meta) bool {
+	return m.Deleting && (m.HasFinalizer(FinalizerOrphan) || m.HasFinalizer(FinalizerForeground))
+}
+
 func ownerInView(c *Memory, ow Owner) bool {
 	cur := c.Get(ow.Kind, ow.Name)
 	return cur != nil && cur.meta().UID == ow.UID
+}
+
+// dependentsInView are the ReplicaSets and Pods whose controller has uid.
+func dependentsInView(c *Memory, uid int64) []Obj {
+	var out []Obj
+	for _, k := range []Kind{KindReplicaSet, KindPod} {
+		for _, o := range c.List(k) {
+			if o.meta().Owner.UID == uid {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }
 
 // ParseRef reads "<resource>/<name>".
@@ -58,7 +91,14 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	o := c.Get(r.Kind, r.Name)
-	if o == nil || o.meta().Deleting || o.meta().Owner.UID == 0 {
+	if o == nil {
+		return
+	}
+	if gcFinalizing(o.meta()) {
+		finishDeletion(h, t, o)
+		return
+	}
+	if o.meta().Deleting || o.meta().Owner.UID == 0 {
 		return
 	}
 	ow := o.meta().Owner
@@ -70,4 +110,69 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	t.Delete(o)
+}
+
+// finishDeletion does the work an owner's orphan or foregroundDeletion
+// finalizer asks for, on the live owner and its live dependents.
+func finishDeletion(h Host, t Writer, seen Obj) {
+	owner := h.Live(RefOf(seen))
+	if owner == nil || owner.meta().UID != seen.meta().UID || !gcFinalizing(owner.meta()) {
+		return
+	}
+	byOwner, ok := liveDependents(h)
+	if !ok {
+		return
+	}
+	om := owner.meta()
+	deps := byOwner[om.UID]
+	if om.HasFinalizer(FinalizerOrphan) {
+		for _, d := range deps {
+			n := d.shallow()
+			n.meta().Owner = Owner{}
+			if t.Update(VerbUpdate, d, n); t.Stopped() {
+				return
+			}
+		}
+		dropFinalizer(t, owner, FinalizerOrphan)
+		return
+	}
+	for _, d := range deps {
+		if d.meta().Deleting {
+			continue // on its way: wait for it to go
+		}
+		p := PropagateDefault
+		if len(byOwner[d.meta().UID]) > 0 {
+			p = PropagateForeground
+		}
+		if t.DeleteWith(d, p); t.Stopped() {
+			return
+		}
+	}
+	if len(deps) == 0 {
+		dropFinalizer(t, owner, FinalizerForeground)
+	}
+}
+
+// liveDependents lists the live ReplicaSets and Pods by their controller's
+// UID.
+func liveDependents(h Host) (map[int64][]Obj, bool) {
+	out := map[int64][]Obj{}
+	for _, k := range []Kind{KindReplicaSet, KindPod} {
+		objs, err := h.LiveList(k)
+		if err != nil {
+			return nil, false
+		}
+		for _, o := range objs {
+			if uid := o.meta().Owner.UID; uid != 0 {
+				out[uid] = append(out[uid], o)
+			}
+		}
+	}
+	return out, true
+}
+
+func dropFinalizer(t Writer, o Obj, f string) {
+	n := o.shallow()
+	n.meta().Finalizers = withoutFinalizer(o.meta().Finalizers, f)
+	t.Update(VerbUpdate, o, n)
 }

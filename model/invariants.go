@@ -37,6 +37,9 @@ func (c *Checker) Check(s *Snapshot, writes []Write) error {
 		if err := c.checkWrite(s, w); err != nil {
 			return err
 		}
+		if err := checkDeletion(stored, s, w); err != nil {
+			return err
+		}
 		if err := specOwner(stored, w); err != nil && w.Err == nil && w.Local == "" {
 			return err
 		}
@@ -73,8 +76,9 @@ func (c *Checker) checkWrite(s *Snapshot, w Write) error {
 	}
 	if w.Actor == GarbageCollector && w.Verb == VerbDelete && w.Before != nil {
 		if ow := w.Before.meta().Owner; ow.UID != 0 {
-			if cur := s.Objects[Ref{ow.Kind, ow.Name}]; cur != nil && cur.meta().UID == ow.UID {
-				return violation("the garbage collector deletes only orphans", "%s deleted while its owner %s exists", w.Ref, Ref{ow.Kind, ow.Name})
+			cur := s.Objects[Ref{ow.Kind, ow.Name}]
+			if cur != nil && cur.meta().UID == ow.UID && !(cur.meta().Deleting && cur.meta().HasFinalizer(FinalizerForeground)) {
+				return violation("the garbage collector deletes only orphans and a foreground deletion's dependents", "%s deleted while its owner %s exists", w.Ref, Ref{ow.Kind, ow.Name})
 			}
 		}
 	}

@@ -250,6 +250,9 @@ func (m *Memory) Waiting(key string) bool {
 // runtime and rules.
 type Host interface {
 	Live(r Ref) Obj
+	// LiveList lists a kind from the store (the garbage collector's check
+	// that no dependent is left before an owner's finalizer goes).
+	LiveList(k Kind) ([]Obj, error)
 	Now() int64
 	NodeIndex(node string) int
 	Containers(node string) []Container // sorted by ID
@@ -272,9 +275,14 @@ type Writer interface {
 	Update(verb Verb, before, after Obj) int64
 	// Bind sets a pod's node through the binding subresource.
 	Bind(p *Pod, node string) int64
-	// Delete deletes with a CAS (gracefully for bound pods).
+	// Delete deletes with a CAS (gracefully for bound pods) and no
+	// propagation policy; finalizers may hold the object.
 	Delete(o Obj) int64
-	// RemoveNow deletes for good with a CAS (the kubelet's final delete).
+	// DeleteWith is Delete with a propagation policy (the garbage
+	// collector's).
+	DeleteWith(o Obj, p Propagation) int64
+	// RemoveNow deletes with a CAS and no grace period (the kubelet's final
+	// delete); finalizers may still hold the object.
 	RemoveNow(o Obj) int64
 	// StartContainer starts c, replacing the pod's exited container.
 	StartContainer(c Container) bool

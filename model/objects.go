@@ -64,6 +64,11 @@ type Meta struct {
 	Labels   map[string]string
 	Owner    Owner
 	Deleting bool // deletionTimestamp set
+	// Graceful: deletionGracePeriodSeconds > 0, a pod whose kubelet must
+	// finish the deletion; a Deleting object that is not Graceful goes as
+	// soon as its finalizers are empty.
+	Graceful   bool
+	Finalizers []string // never changed in place: a write stores a new slice
 }
 
 // Obj is any stored object.

@@ -85,6 +85,8 @@ func (s *Snapshot) Fields(o Obj) []Field {
 	add("metadata.labels", m.Labels)
 	add("metadata.ownerReferences", s.ownerField(m.Owner))
 	add("metadata.deletionTimestamp", m.Deleting)
+	add("metadata.gracefulDeletion", m.Graceful) // deletionGracePeriodSeconds > 0
+	add("metadata.finalizers", m.Finalizers)
 	switch x := o.(type) {
 	case *Deployment:
 		add("metadata.generation", x.Generation)

@@ -312,8 +312,9 @@ func (st *State) fault(a Action) Result {
 // State is the Host of its own components.
 var _ Host = (*State)(nil)
 
-func (st *State) Live(r Ref) Obj            { return st.store.get(r) }
-func (st *State) NodeIndex(node string) int { return st.nodeIndex[node] }
+func (st *State) Live(r Ref) Obj                 { return st.store.get(r) }
+func (st *State) LiveList(k Kind) ([]Obj, error) { return st.Objects(k), nil }
+func (st *State) NodeIndex(node string) int      { return st.nodeIndex[node] }
 
 // Rules returns a node's kube-proxy rules (read-only).
 func (st *State) Rules(node string) map[string]Rule {

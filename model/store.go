@@ -65,6 +65,9 @@ type Write struct {
 	After  Obj    // nil for final deletes and failed writes
 	Rev    int64  // revision of a successful store write (volatile)
 	Err    error
+	// OwnerDeleting: a create whose owner the creator's view showed being
+	// deleted (a controller must not add dependents to it).
+	OwnerDeleting bool
 }
 
 // Target is what the write is about, as written in traces.
@@ -171,29 +174,71 @@ func (s *store) createGenerated(prefix string, o Obj) (int64, error) {
 }
 
 // update stores o if the current version equals expect (expect < 0: any).
-func (s *store) update(o Obj, expect int64) (int64, error) {
+// The deletion fields are the server's and stay as stored. An update that
+// adds a finalizer to an object being deleted is refused. One that leaves
+// an object being deleted with no finalizers, and no kubelet to wait for,
+// removes it as the apiserver does: the update, then the deletion
+// (removed says so, and rev is the deletion's).
+func (s *store) update(o Obj, expect int64) (rev int64, removed bool, err error) {
 	r := RefOf(o)
 	cur, ok := s.objs[r]
 	if !ok {
-		return 0, fmt.Errorf("%w: %s", ErrNotFound, r)
+		return 0, false, fmt.Errorf("%w: %s", ErrNotFound, r)
 	}
 	if expect >= 0 && cur.meta().Version != expect {
-		return 0, fmt.Errorf("%w: %s", ErrConflict, r)
+		return 0, false, fmt.Errorf("%w: %s", ErrConflict, r)
 	}
-	o.meta().UID = cur.meta().UID
-	return s.commit(Modified, o), nil
+	cm, m := cur.meta(), o.meta()
+	if cm.Deleting && addsFinalizer(cm.Finalizers, m.Finalizers) {
+		return 0, false, fmt.Errorf("%w: %s", ErrFinalizerForbidden, r)
+	}
+	m.UID, m.Deleting, m.Graceful = cm.UID, cm.Deleting, cm.Graceful
+	rev = s.commit(Modified, o)
+	if m.Deleting && !m.Graceful && len(m.Finalizers) == 0 {
+		return s.commit(Deleted, o), true, nil
+	}
+	return rev, false, nil
 }
 
-// remove deletes for good (expect < 0: any version).
-func (s *store) remove(r Ref, expect int64) (Obj, int64, error) {
+// delete is a DELETE with a version precondition (expect < 0: any) and a
+// propagation policy; force is gracePeriodSeconds=0. As the apiserver:
+//   - the GC finalizers are set by the policy (deletionFinalizers);
+//   - an object left with finalizers stays, marked for deletion (a pod
+//     its kubelet may be running keeps waiting for it, unless forced);
+//   - else a pod its kubelet may be running is marked, unless forced;
+//   - else the object goes.
+//
+// A pod already waiting for its kubelet, and a delete that would change
+// nothing, write nothing: rev is 0. A removal has no after.
+func (s *store) delete(r Ref, expect int64, p Propagation, force bool) (before, after Obj, rev int64, err error) {
 	cur, ok := s.objs[r]
 	if !ok {
-		return nil, 0, fmt.Errorf("%w: %s", ErrNotFound, r)
+		return nil, nil, 0, fmt.Errorf("%w: %s", ErrNotFound, r)
 	}
 	if expect >= 0 && cur.meta().Version != expect {
-		return nil, 0, fmt.Errorf("%w: %s", ErrConflict, r)
+		return nil, nil, 0, fmt.Errorf("%w: %s", ErrConflict, r)
 	}
-	return cur, s.commit(Deleted, cur), nil
+	cm := cur.meta()
+	if cm.Deleting && cm.Graceful && !force {
+		return cur, nil, 0, nil
+	}
+	fins := deletionFinalizers(cm.Finalizers, p)
+	graceful := !force && s.needsGracefulDelete(cur)
+	if len(fins) == 0 && !graceful {
+		return cur, nil, s.commit(Deleted, cur), nil
+	}
+	next := cur.shallow()
+	m := next.meta()
+	m.Finalizers = fins
+	if !cm.Deleting {
+		m.Deleting, m.Graceful = true, graceful
+	} else if force {
+		m.Graceful = false
+	}
+	if m.Graceful == cm.Graceful && m.Deleting == cm.Deleting && sameFinalizerSet(fins, cm.Finalizers) {
+		return cur, nil, 0, nil
+	}
+	return cur, next, s.commit(Modified, next), nil
 }
 
 // needsGracefulDelete: a pod that a kubelet may be running is only marked,

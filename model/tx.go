@@ -37,16 +37,25 @@ func (t *tx) Create(o Obj) int64 {
 	if t.Stopped() || t.transient() {
 		return 0
 	}
+	deleting := t.ownerDeleting(o)
 	rev, err := t.st.store.create(o)
-	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
+	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err, OwnerDeleting: deleting})
+}
+
+func (t *tx) ownerDeleting(o Obj) bool {
+	if t.comp == nil {
+		return false
+	}
+	return OwnerDeletingIn(t.comp.Memory, o)
 }
 
 func (t *tx) CreateGenerated(prefix string, o Obj) int64 {
 	if t.Stopped() || t.transient() {
 		return 0
 	}
+	deleting := t.ownerDeleting(o)
 	rev, err := t.st.store.createGenerated(prefix, o)
-	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err})
+	return t.record(Write{Verb: VerbCreate, Ref: RefOf(o), After: okObj(o, err), Rev: rev, Err: err, OwnerDeleting: deleting})
 }
 
 func (t *tx) CreateGeneratedAll(prefix string, objs []Obj) int64 {
@@ -79,8 +88,12 @@ func (t *tx) write(verb Verb, before, after Obj, expect int64) int64 {
 	if t.Stopped() || t.transient() {
 		return 0
 	}
-	rev, err := t.st.store.update(after, expect)
-	return t.record(Write{Verb: verb, Ref: RefOf(after), Before: before, After: okObj(after, err), Rev: rev, Err: err})
+	ref := RefOf(after)
+	rev, removed, err := t.st.store.update(after, expect)
+	if removed {
+		after = nil // its last finalizer went: the update deleted it
+	}
+	return t.record(Write{Verb: verb, Ref: ref, Before: before, After: okObj(after, err), Rev: rev, Err: err})
 }
 
 // Bind sets a pod's node through the binding subresource: CAS on the pod,
@@ -100,39 +113,33 @@ func (t *tx) Bind(pod *Pod, node string) int64 {
 	} else if cur, _ := s.get(RefOf(pod)).(*Pod); cur != nil && cur.NodeName != "" {
 		err = fmt.Errorf("%w: %s", ErrConflict, RefOf(pod))
 	} else {
-		rev, err = s.update(p, pod.Version)
+		rev, _, err = s.update(p, pod.Version)
 	}
 	return t.record(Write{Verb: VerbBind, Ref: RefOf(pod), Before: pod, After: okObj(p, err), Rev: rev, Err: err})
 }
 
-// Delete deletes with a CAS. Bound pods on existing nodes are only marked
-// (graceful deletion); everything else goes at once.
-func (t *tx) Delete(o Obj) int64 {
-	if t.Stopped() || t.transient() {
-		return 0
-	}
-	s := t.st.store
-	r := RefOf(o)
-	cur := s.get(r)
-	if cur != nil && cur.meta().Version == o.meta().Version && s.needsGracefulDelete(cur) {
-		if cur.meta().Deleting {
-			return 0 // already terminating: nothing to write
-		}
-		m := cur.shallow()
-		m.meta().Deleting = true
-		rev, err := s.update(m, cur.meta().Version)
-		return t.record(Write{Verb: VerbDelete, Ref: r, Before: cur, After: okObj(m, err), Rev: rev, Err: err})
-	}
-	return t.RemoveNow(o)
-}
+// Delete deletes with a CAS and no propagation policy, as a controller
+// does.
+func (t *tx) Delete(o Obj) int64 { return t.delete(o, PropagateDefault, false) }
 
-// RemoveNow deletes for good with a CAS, whatever the object's state.
-func (t *tx) RemoveNow(o Obj) int64 {
+// DeleteWith deletes with a CAS and a propagation policy.
+func (t *tx) DeleteWith(o Obj, p Propagation) int64 { return t.delete(o, p, false) }
+
+// RemoveNow deletes with a CAS and no grace period: the object goes at
+// once unless finalizers hold it.
+func (t *tx) RemoveNow(o Obj) int64 { return t.delete(o, PropagateDefault, true) }
+
+// delete runs store.delete; a delete that changes nothing records nothing.
+func (t *tx) delete(o Obj, p Propagation, force bool) int64 {
 	if t.Stopped() || t.transient() {
 		return 0
 	}
-	old, rev, err := t.st.store.remove(RefOf(o), o.meta().Version)
-	return t.record(Write{Verb: VerbDelete, Ref: RefOf(o), Before: old, Rev: rev, Err: err})
+	r := RefOf(o)
+	before, after, rev, err := t.st.store.delete(r, o.meta().Version, p, force)
+	if err == nil && rev == 0 {
+		return 0 // already being deleted as asked: nothing to write
+	}
+	return t.record(Write{Verb: VerbDelete, Ref: r, Before: before, After: after, Rev: rev, Err: err})
 }
 
 // local records a node-local effect; it counts as a write for crash points.

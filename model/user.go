@@ -10,10 +10,11 @@ import "maps"
 type UserWrite struct {
 	Verb          Verb
 	Before, After Obj
+	Policy        Propagation // a delete's: kubectl names one, Background by default
 }
 
 // UserIntent computes the write of apply, scale, set-image, apply-service,
-// create-pod and delete from the current object (nil if absent). A nil
+// create-pod, delete and add- and remove-finalizer from the current object (nil if absent). A nil
 // write with a nil error means nothing to change. Both drivers use it.
 func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 	switch a.Op {
@@ -39,7 +40,22 @@ func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 		if cur == nil {
 			return nil, ErrNotFound
 		}
-		return &UserWrite{Verb: VerbDelete, Before: cur}, nil
+		return &UserWrite{Verb: VerbDelete, Before: cur, Policy: max(a.Policy, PropagateBackground)}, nil
+	case OpAddFinalizer, OpRemoveFinalizer:
+		if cur == nil {
+			return nil, ErrNotFound
+		}
+		m := cur.meta()
+		if m.HasFinalizer(UserFinalizer) == (a.Op == OpAddFinalizer) {
+			return nil, nil
+		}
+		n := cur.shallow()
+		fs := withoutFinalizer(m.Finalizers, UserFinalizer)
+		if a.Op == OpAddFinalizer {
+			fs = append(append([]string(nil), m.Finalizers...), UserFinalizer)
+		}
+		n.meta().Finalizers = fs
+		return &UserWrite{Verb: VerbUpdate, Before: cur, After: n}, nil
 	}
 	return nil, nil
 }
@@ -158,7 +174,7 @@ func (st *State) user(a Action) Result {
 			case VerbUpdate:
 				t.updateAnyVersion(VerbUpdate, w.After)
 			case VerbDelete:
-				t.Delete(w.Before)
+				t.DeleteWith(w.Before, w.Policy)
 			}
 		}
 	}

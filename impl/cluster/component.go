@@ -3,11 +3,13 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/project"
+	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -262,6 +264,23 @@ func (h *host) Live(r model.Ref) model.Obj {
 		return nil
 	}
 	return o
+}
+
+// LiveList lists k's objects sorted by name, as the model's store does; an
+// object the model cannot represent is left out, as Live answers nil for it.
+func (h *host) LiveList(k model.Kind) ([]model.Obj, error) {
+	l, err := h.env.client.List(h.ctx, k.Resource(), namespaceOf(k), registry.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []model.Obj
+	for _, obj := range l.GetItems() {
+		if o, err := project.ToModel(obj, h.env.uids); err == nil {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return model.MetaOf(out[i]).Name < model.MetaOf(out[j]).Name })
+	return out, nil
 }
 
 func (h *host) Now() int64                               { return h.env.now() }

@@ -51,7 +51,7 @@ func (s *Stepped) user(a model.Action) model.Result {
 			case model.VerbUpdate:
 				s.updateAnyVersion(ctx, w, uw.Before, uw.After)
 			case model.VerbDelete:
-				w.Delete(uw.Before)
+				w.DeleteWith(uw.Before, uw.Policy)
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after
 		stored.GetObjectMeta().ResourceVersion = ""
 		stored, err = s.env.client.Update(ctx, stored)
 	}
-	w.record(model.VerbUpdate, model.RefOf(after), before, stored, false, err)
+	w.record(model.VerbUpdate, model.RefOf(after), before, stored, err == nil && removedByUpdate(stored), err)
 }
 
 // addNode boots a machine, registers its Node and starts its kubelet and

@@ -112,8 +112,17 @@ func (w *writer) create(o model.Obj, prefix string) int64 {
 	if w.Stopped() || w.transient() {
 		return 0
 	}
+	deleting := model.OwnerDeletingIn(w.c.mem, o)
 	obj, err := w.send(o, prefix)
-	return w.record(model.VerbCreate, model.RefOf(o), nil, obj, false, err)
+	return w.recordCreate(o, obj, deleting, err)
+}
+
+// recordCreate records a create; deleting is whether the component's view
+// showed the owner being deleted when it decided.
+func (w *writer) recordCreate(o model.Obj, obj api.Object, deleting bool, err error) int64 {
+	rev := w.record(model.VerbCreate, model.RefOf(o), nil, obj, false, err)
+	w.writes[len(w.writes)-1].OwnerDeleting = deleting
+	return rev
 }
 
 // send makes o's create, naming o as created.
@@ -151,6 +160,10 @@ func (w *writer) CreateGeneratedAll(prefix string, objs []model.Obj) int64 {
 		objs = objs[len(batch):]
 		sent := make([]api.Object, len(batch))
 		errs := make([]error, len(batch))
+		deleting := make([]bool, len(batch))
+		for i, o := range batch {
+			deleting[i] = model.OwnerDeletingIn(w.c.mem, o)
+		}
 		w.unlocked(func() {
 			// A few goroutines take the batch's creates in turn: one per
 			// create spent more on growing their stacks than on creating.
@@ -166,7 +179,7 @@ func (w *writer) CreateGeneratedAll(prefix string, objs []model.Obj) int64 {
 			wg.Wait()
 		})
 		for i, o := range batch {
-			rev = max(rev, w.record(model.VerbCreate, model.RefOf(o), nil, sent[i], false, errs[i]))
+			rev = max(rev, w.recordCreate(o, sent[i], deleting[i], errs[i]))
 		}
 	}
 	return rev
@@ -213,7 +226,7 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 			stored, err = w.c.env.client.Update(w.ctx, stored)
 		}
 	}
-	return w.record(verb, model.RefOf(after), before, stored, false, err)
+	return w.record(verb, model.RefOf(after), before, stored, err == nil && removedByUpdate(stored), err)
 }
 
 func (w *writer) Bind(p *model.Pod, node string) int64 {
@@ -264,26 +277,52 @@ func (w *writer) unlocked(call func()) {
 	call()
 }
 
-func (w *writer) Delete(o model.Obj) int64 { return w.delete(o, nil) }
+func (w *writer) Delete(o model.Obj) int64 { return w.delete(o, model.PropagateDefault, nil) }
+
+func (w *writer) DeleteWith(o model.Obj, p model.Propagation) int64 { return w.delete(o, p, nil) }
 
 func (w *writer) RemoveNow(o model.Obj) int64 {
 	zero := int64(0)
-	return w.delete(o, &zero)
+	return w.delete(o, model.PropagateDefault, &zero)
 }
 
-func (w *writer) delete(o model.Obj, grace *int64) int64 {
+// propagationPolicies are the API's names of the model's policies.
+var propagationPolicies = map[model.Propagation]api.DeletionPropagation{
+	model.PropagateBackground: api.DeletePropagationBackground,
+	model.PropagateForeground: api.DeletePropagationForeground,
+	model.PropagateOrphan:     api.DeletePropagationOrphan,
+}
+
+func (w *writer) delete(o model.Obj, p model.Propagation, grace *int64) int64 {
 	if w.Stopped() || w.transient() {
 		return 0
 	}
 	rv := strconv.FormatInt(model.MetaOf(o).Version, 10)
 	opts := api.DeleteOptions{GracePeriodSeconds: grace, Preconditions: &api.Preconditions{ResourceVersion: &rv}}
-	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.MetaOf(o).Name, opts)
-	if err == nil && stored != nil && revOf(stored) == model.MetaOf(o).Version {
-		return 0 // already terminating: nothing was written, as in the model
+	if policy, ok := propagationPolicies[p]; ok {
+		opts.PropagationPolicy = &policy
 	}
-	// Marked, not removed, when this call set the deletion timestamp.
-	final := grace != nil || model.MetaOf(o).Deleting || stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil
-	return w.record(model.VerbDelete, model.RefOf(o), o, stored, final, err)
+	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.MetaOf(o).Name, opts)
+	if err != nil || stored == nil {
+		return w.record(model.VerbDelete, model.RefOf(o), o, nil, true, err)
+	}
+	if revOf(stored) == model.MetaOf(o).Version {
+		return 0 // already being deleted as asked: nothing was written, as in the model
+	}
+	// Removed, unless finalizers hold the object or this call only marked
+	// it for its kubelet (a grace period left, and none of 0 asked).
+	m := stored.GetObjectMeta()
+	waits := grace == nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds > 0
+	removed := len(m.Finalizers) == 0 && !waits
+	return w.record(model.VerbDelete, model.RefOf(o), o, stored, removed, err)
+}
+
+// removedByUpdate tells whether an update's answer is the object's last
+// value: it was being deleted, with no grace period left, and the update
+// took its last finalizer, so the apiserver deleted it.
+func removedByUpdate(stored api.Object) bool {
+	m := stored.GetObjectMeta()
+	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0)
 }
 
 // local records a node-local effect; it counts as a write for crash points.

@@ -42,7 +42,7 @@ func fixtureB(t testing.TB, name string) api.Object {
 
 // Model-visible paths per kind, for masking. A segment "type=X" selects the
 // array element whose type is X; a number selects by index.
-var metaPaths = []string{"metadata.labels", "metadata.ownerReferences", "metadata.deletionTimestamp", "metadata.resourceVersion"}
+var metaPaths = []string{"metadata.labels", "metadata.ownerReferences", "metadata.deletionTimestamp", "metadata.deletionGracePeriodSeconds", "metadata.finalizers", "metadata.resourceVersion"}
 
 var visiblePaths = map[string][]string{
 	"Deployment": {"metadata.generation", "spec.replicas", "spec.template.metadata.labels", "spec.template.spec.containers.0.image",

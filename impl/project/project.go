@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -180,9 +181,10 @@ func typeMeta(k model.Kind) api.TypeMeta {
 // carries but the owner and uid, which need a UIDs (New adds them), and for
 // namespaced kinds the template's namespace or "default".
 func objectMeta(k model.Kind, m *model.Meta, template api.Object) api.ObjectMeta {
-	om := api.ObjectMeta{Name: m.Name, Labels: cloneMap(m.Labels), ResourceVersion: formatVersion(m.Version)}
+	om := api.ObjectMeta{Name: m.Name, Labels: cloneMap(m.Labels), ResourceVersion: formatVersion(m.Version), Finalizers: cloneList(m.Finalizers)}
 	if m.Deleting {
 		om.DeletionTimestamp = ptr(api.Unix(0)) // no clock: only the fact is modelled
+		om.DeletionGracePeriodSeconds = gracePeriod(m.Graceful)
 	}
 	if m.Name == "" && m.Owner.UID != 0 {
 		om.GenerateName = m.Owner.Name + "-"
@@ -194,6 +196,23 @@ func objectMeta(k model.Kind, m *model.Meta, template api.Object) api.ObjectMeta
 		}
 	}
 	return om
+}
+
+// cloneList copies a list, nil when empty (the model's zero value).
+func cloneList(l []string) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	return slices.Clone(l)
+}
+
+// gracePeriod is the deletionGracePeriodSeconds of a model object being
+// deleted: the pod default when its kubelet must finish it, else 0.
+func gracePeriod(graceful bool) *int64 {
+	if graceful {
+		return ptr(int64(api.DefaultTerminationGracePeriodSeconds))
+	}
+	return ptr(int64(0))
 }
 
 // ownerKinds maps an ownerReference kind to the model's kind.
@@ -220,8 +239,10 @@ func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {
 		UID:      uids.Of(om.UID),
 		Version:  v,
 		Labels:   uids.Shared(om.Labels),
-		Owner:    owner,
-		Deleting: om.DeletionTimestamp != nil,
+		Owner:      owner,
+		Deleting:   om.DeletionTimestamp != nil,
+		Graceful:   om.DeletionTimestamp != nil && om.DeletionGracePeriodSeconds != nil && *om.DeletionGracePeriodSeconds > 0,
+		Finalizers: cloneList(om.Finalizers),
 	}, nil
 }
 
@@ -281,10 +302,14 @@ func applyMeta(om *api.ObjectMeta, m *model.Meta, uids *UIDs) error {
 		om.OwnerReferences = refs
 	}
 	if (om.DeletionTimestamp != nil) != m.Deleting {
-		om.DeletionTimestamp = nil
+		om.DeletionTimestamp, om.DeletionGracePeriodSeconds = nil, nil
 		if m.Deleting {
 			om.DeletionTimestamp = ptr(api.Unix(0)) // no clock: only the fact is modelled
+			om.DeletionGracePeriodSeconds = gracePeriod(m.Graceful)
 		}
+	}
+	if !slices.Equal(om.Finalizers, m.Finalizers) {
+		om.Finalizers = cloneList(m.Finalizers)
 	}
 	if v, err := parseVersion(om.ResourceVersion); err != nil || v != m.Version {
 		om.ResourceVersion = formatVersion(m.Version)

@@ -1,0 +1,125 @@
+package model
+
+import (
+	"errors"
+	"slices"
+)
+
+// Finalizers the garbage collector acts on, and the one user actions add
+// (an operator's cleanup hook, such as example.com/hold).
+const (
+	FinalizerForeground = "foregroundDeletion"
+	FinalizerOrphan     = "orphan"
+	UserFinalizer       = "example.com/hold"
+)
+
+// ErrFinalizerForbidden is Kubernetes' 422 for an update that adds a
+// finalizer to an object being deleted.
+var ErrFinalizerForbidden = errors.New("model: no new finalizers can be added if the object is being deleted")
+
+// Propagation is a delete's propagationPolicy. PropagateDefault is a delete
+// that names none (a controller's); kubectl always names one, Background
+// unless told otherwise.
+type Propagation uint8
+
+const (
+	PropagateDefault Propagation = iota
+	PropagateBackground
+	PropagateForeground
+	PropagateOrphan
+)
+
+var propagationNames = [...]string{"", "background", "foreground", "orphan"}
+
+// String is kubectl's --cascade spelling ("" for the default).
+func (p Propagation) String() string {
+	if int(p) < len(propagationNames) {
+		return propagationNames[p]
+	}
+	return "propagation(?)"
+}
+
+// ParsePropagation reads kubectl's --cascade spelling.
+func ParsePropagation(s string) (Propagation, bool) {
+	i := slices.Index(propagationNames[1:], s)
+	return Propagation(i + 1), i >= 0
+}
+
+// HasFinalizer tells whether m carries f.
+func (m *Meta) HasFinalizer(f string) bool { return slices.Contains(m.Finalizers, f) }
+
+// withoutFinalizer is fs without f, sharing nothing with fs.
+func withoutFinalizer(fs []string, f string) []string {
+	var out []string
+	for _, x := range fs {
+		if x != f {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// deletionFinalizers is the finalizer list a delete leaves, as the
+// apiserver computes it for the garbage collector: the two GC finalizers
+// are dropped, then the one the policy asks for is appended. A delete that
+// names no policy keeps the ones the object has.
+func deletionFinalizers(fs []string, p Propagation) []string {
+	orphan := p == PropagateOrphan || (p == PropagateDefault && slices.Contains(fs, FinalizerOrphan))
+	foreground := p == PropagateForeground || (p == PropagateDefault && slices.Contains(fs, FinalizerForeground))
+	out := withoutFinalizer(withoutFinalizer(fs, FinalizerOrphan), FinalizerForeground)
+	if orphan {
+		out = append(out, FinalizerOrphan)
+	}
+	if foreground {
+		out = append(out, FinalizerForeground)
+	}
+	if sameFinalizerSet(fs, out) {
+		return fs
+	}
+	return out
+}
+
+func sameFinalizerSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, f := range a {
+		if !slices.Contains(b, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// addsFinalizer tells whether next carries a finalizer prev does not.
+func addsFinalizer(prev, next []string) bool {
+	for _, f := range next {
+		if !slices.Contains(prev, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// OwnerDeletingIn tells whether view shows o's controller owner being
+// deleted; writers set Write.OwnerDeleting with it before a create.
+func OwnerDeletingIn(view *Memory, o Obj) bool {
+	ow := o.meta().Owner
+	if view == nil || ow.UID == 0 {
+		return false
+	}
+	cur := view.Get(ow.Kind, ow.Name)
+	return cur != nil && cur.meta().UID == ow.UID && cur.meta().Deleting
+}
+
+// userFinalizers are o's finalizers other than the garbage collector's,
+// which a delete's policy may drop.
+func userFinalizers(m *Meta) []string {
+	return withoutFinalizer(withoutFinalizer(m.Finalizers, FinalizerOrphan), FinalizerForeground)
+}
+
+// HeldByUser: being deleted, and only finalizers no component removes are
+// left (nor a kubelet to wait for): the object stays until a user acts.
+func HeldByUser(m *Meta) bool {
+	return m.Deleting && !m.Graceful && len(m.Finalizers) > 0 && len(userFinalizers(m)) == len(m.Finalizers)
+}
