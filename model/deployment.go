@@ -14,6 +14,9 @@ var deploymentRole = role{
 			if o.Owner.Kind == KindDeployment && o.Owner.UID != 0 {
 				return []string{o.Owner.Name}
 			}
+			if o.Owner.UID == 0 && e.Type != Deleted {
+				return adopters(c, o)
+			}
 		}
 		return nil
 	},
@@ -55,6 +58,9 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 	// Expectations: act only on a view that includes our own last
 	// ReplicaSet write, or a stale view could push the total over maxSurge.
 	if c.Waiting(key) {
+		return
+	}
+	if adoptReplicaSet(c, h, t, d) {
 		return
 	}
 	surge, unavailable := ResolveSurge(d.Replicas, d.MaxSurge, d.MaxUnavailable)
@@ -167,4 +173,39 @@ func withHash(labels map[string]string, hash string) map[string]string {
 	}
 	out[PodTemplateHashLabel] = hash
 	return out
+}
+
+// adopters are the Deployments whose selector matches an ownerless
+// ReplicaSet (one an orphan delete left behind).
+func adopters(c *Memory, rs *ReplicaSet) []string {
+	var out []string
+	for _, o := range c.List(KindDeployment) {
+		if d := o.(*Deployment); !d.Deleting && Matches(d.PodLabels, rs.Labels) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// adoptReplicaSet makes d the owner of one ownerless ReplicaSet its
+// selector matches, as upstream's controller ref manager claims orphans;
+// otherwise a Deployment applied again after an orphan delete would try to
+// create the ReplicaSet its template names, which exists, forever. Like
+// upstream it first checks live that d is not being deleted. It reports
+// whether it wrote (the ReplicaSet's event brings d back).
+func adoptReplicaSet(c *Memory, h Host, t Writer, d *Deployment) bool {
+	for _, o := range c.List(KindReplicaSet) {
+		rs := o.(*ReplicaSet)
+		if rs.Owner.UID != 0 || rs.Deleting || !Matches(d.PodLabels, rs.Labels) {
+			continue
+		}
+		if cur := h.Live(RefOf(d)); cur == nil || cur.meta().UID != d.UID || cur.meta().Deleting {
+			return true
+		}
+		n := rs.shallow().(*ReplicaSet)
+		n.Owner = Owner{KindDeployment, d.Name, d.UID}
+		t.Update(VerbUpdate, rs, n)
+		return true
+	}
+	return false
 }

@@ -18,11 +18,14 @@ type Checker struct {
 	surgeMax  map[int64]int   // Deployment UID -> highest replicas+maxSurge it has had
 	lastRev   int64
 	prev      map[Ref]Obj // the last snapshot's objects (ownership.go)
+	// adopted are the Deployments that adopted an orphaned ReplicaSet: its
+	// replicas came with it, not from their rollout.
+	adopted map[int64]bool
 }
 
 // NewChecker starts a checker for one run.
 func NewChecker() *Checker {
-	return &Checker{everReady: map[string]bool{}, rsMax: map[int64]int{}, surgeMax: map[int64]int{}}
+	return &Checker{everReady: map[string]bool{}, rsMax: map[int64]int{}, surgeMax: map[int64]int{}, adopted: map[int64]bool{}}
 }
 
 func violation(name, format string, args ...any) error {
@@ -84,6 +87,9 @@ func (c *Checker) checkWrite(s *Snapshot, w Write) error {
 	}
 	if rs, _ := w.After.(*ReplicaSet); rs != nil {
 		c.rsMax[rs.UID] = max(c.rsMax[rs.UID], rs.Replicas)
+		if before, _ := w.Before.(*ReplicaSet); before != nil && before.Owner.UID == 0 && rs.Owner.UID != 0 {
+			c.adopted[rs.Owner.UID] = true
+		}
 	}
 	if d, _ := w.After.(*Deployment); d != nil {
 		c.learnDeployment(d)
@@ -130,7 +136,7 @@ func (c *Checker) checkState(s *Snapshot) error {
 	}
 	for _, o := range s.List(KindDeployment) {
 		d := o.(*Deployment)
-		if n := specSum[d.UID]; n > c.surgeMax[d.UID] {
+		if n := specSum[d.UID]; n > c.surgeMax[d.UID] && !c.adopted[d.UID] {
 			return violation("a rollout stays within replicas+maxSurge", "%s's ReplicaSets ask for %d pods, replicas+maxSurge never above %d", d.Name, n, c.surgeMax[d.UID])
 		}
 	}

@@ -32,7 +32,11 @@ func DrawUser(t *rapid.T, st ActionSource) model.Action {
 	case 3:
 		return model.Action{Op: model.OpSetImage, Key: d, Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
 	case 4:
-		return model.Action{Op: model.OpDelete, Kind: rapid.SampledFrom([]model.Kind{model.KindDeployment, model.KindService}).Draw(t, "kind"), Key: d}
+		a := model.Action{Op: model.OpDelete, Kind: rapid.SampledFrom([]model.Kind{model.KindDeployment, model.KindService}).Draw(t, "kind"), Key: d}
+		if a.Kind == model.KindDeployment {
+			a.Policy = rapid.SampledFrom(Cascades).Draw(t, "cascade")
+		}
+		return a
 	case 5:
 		if pods := st.Objects(model.KindPod); len(pods) > 0 {
 			return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(pods).Draw(t, "pod")).Name}
@@ -45,8 +49,20 @@ func DrawUser(t *rapid.T, st ActionSource) model.Action {
 	case 8:
 		return model.Action{Op: model.OpApplyService, Key: d, App: d, N: 80}
 	}
+	// An operator's finalizer on a Deployment, and its removal (the
+	// cleanup done), or a tick.
+	switch rapid.IntRange(0, 2).Draw(t, "finalizer") {
+	case 1:
+		return model.Action{Op: model.OpAddFinalizer, Kind: model.KindDeployment, Key: d}
+	case 2:
+		return model.Action{Op: model.OpRemoveFinalizer, Kind: model.KindDeployment, Key: d}
+	}
 	return model.Action{Op: model.OpTick}
 }
+
+// Cascades are the propagation policies a drawn delete of a Deployment
+// uses, background (kubectl's default) first so that it shrinks to it.
+var Cascades = []model.Propagation{model.PropagateDefault, model.PropagateForeground, model.PropagateOrphan}
 
 // DrawAction draws one action from the model's state: mostly component
 // steps (sometimes with a crash point), then user actions, then faults

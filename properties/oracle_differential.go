@@ -83,6 +83,9 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 		case *model.Deployment:
 			surge, unavailable := o.MaxSurge, o.MaxUnavailable
 			acts = append(acts, model.Action{Op: model.OpApply, Key: o.Name, N: o.Replicas, Image: o.Image, Surge: &surge, Unavailable: &unavailable})
+			if o.HasFinalizer(model.UserFinalizer) {
+				acts = append(acts, model.Action{Op: model.OpAddFinalizer, Kind: model.KindDeployment, Key: o.Name})
+			}
 		case *model.Service:
 			acts = append(acts, model.Action{Op: model.OpApplyService, Key: o.Name, App: o.Selector["app"], N: o.Port})
 		}
@@ -103,7 +106,14 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 // and interleavings to something a sequential run never produces (an extra
 // pod nobody owns, a Service's port from an older apply, an image reverted)
 // fails here even when every other check passes.
+//
+// A run where the user orphaned dependents, or deleted an object that a
+// finalizer held, is not compared: what is left is frozen at the moment of
+// the delete.
 func (in *Intents) Differential(s *model.Snapshot) error {
+	if in.frozen {
+		return nil
+	}
 	ref, err := in.Reference(s)
 	if err != nil {
 		return err

@@ -33,6 +33,10 @@ type Intents struct {
 	byUser  map[int64]bool // UIDs of the objects the user created
 	created map[int64]string
 	step    int
+	// frozen: the user orphaned dependents or deleted an object a
+	// finalizer holds. What is left then depends on when the delete came
+	// (a rollout half done stays so), which no sequential run reproduces.
+	frozen bool
 }
 
 // NewIntents starts the intents of one run.
@@ -68,6 +72,9 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 			in.created[model.MetaOf(w.After).UID] = w.Actor
 			in.byUser[model.MetaOf(w.After).UID] = w.Actor == "user"
 		}
+		if orphaned(w) {
+			in.byUser[model.MetaOf(w.After).UID] = true // the user's orphan delete freed it: theirs now
+		}
 		if !userKind(w.Ref.Kind) {
 			continue
 		}
@@ -94,9 +101,20 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 	return nil
 }
 
+// orphaned: the garbage collector removed w's object's owner reference,
+// as an orphan delete of the owner asks.
+func orphaned(w model.Write) bool {
+	return w.Actor == model.GarbageCollector && w.Before != nil && w.After != nil &&
+		model.MetaOf(w.Before).Owner.UID != 0 && model.MetaOf(w.After).Owner.UID == 0
+}
+
 func (in *Intents) observeUser(a model.Action, w model.Write) {
+	if w.Verb == model.VerbDelete && w.After != nil && len(model.MetaOf(w.After).Finalizers) > 0 {
+		in.frozen = true
+	}
 	it := &intent{step: in.step, action: a, obj: w.After}
-	if w.After == nil || w.Verb == model.VerbDelete {
+	// A write to an object being deleted does not undo its deletion.
+	if w.After == nil || w.Verb == model.VerbDelete || model.MetaOf(w.After).Deleting {
 		it.deleted = true
 	} else {
 		it.fields = userFields(w.After)
@@ -105,13 +123,13 @@ func (in *Intents) observeUser(a model.Action, w model.Write) {
 }
 
 // Converged checks the end state against the last intents: a deleted
-// object is gone, any other object the user wrote exists with the fields
+// object is gone (or still held by a user's finalizer), any other object the user wrote exists with the fields
 // the user last gave it.
 func (in *Intents) Converged(s *model.Snapshot) error {
 	for ref, it := range in.last {
 		cur := s.Objects[ref]
 		switch {
-		case it.deleted && cur != nil:
+		case it.deleted && cur != nil && !model.MetaOf(cur).Deleting: // a user's finalizer may hold it
 			return violationf("the end state reflects the user's intent", "%s exists, but the user deleted it last (step %d: %s)", ref, it.step, it.action)
 		case it.deleted:
 		case cur == nil:
@@ -129,7 +147,7 @@ func (in *Intents) Converged(s *model.Snapshot) error {
 }
 
 // Leaks is the no-leak oracle at convergence: every pod and ReplicaSet a
-// controller created has a live owner. An ownerless pod keeps running and
+// controller created has a live owner, unless an orphan delete freed it. An ownerless pod keeps running and
 // serving forever: a controller that creates a child and sets its owner in
 // a second write leaks one when it crashes in between, and Converged,
 // which looks only at objects that name an owner, does not see it.

@@ -235,10 +235,10 @@ func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {
 		return model.Meta{}, fmt.Errorf("%s: %w", om.Name, err)
 	}
 	return model.Meta{
-		Name:     om.Name,
-		UID:      uids.Of(om.UID),
-		Version:  v,
-		Labels:   uids.Shared(om.Labels),
+		Name:       om.Name,
+		UID:        uids.Of(om.UID),
+		Version:    v,
+		Labels:     uids.Shared(om.Labels),
 		Owner:      owner,
 		Deleting:   om.DeletionTimestamp != nil,
 		Graceful:   om.DeletionTimestamp != nil && om.DeletionGracePeriodSeconds != nil && *om.DeletionGracePeriodSeconds > 0,
