@@ -101,6 +101,31 @@ func Scenarios() []Scenario {
 			"drain garbage-collector",
 			"quiesce",
 		}},
+		{"foreground-delete", "kubectl delete --cascade=foreground keeps the Deployment, marked, while the garbage collector deletes its ReplicaSet and pods first; nothing replaces them.", []string{
+			"add-node node-1",
+			"apply web replicas=2 image=nginx:1",
+			"quiesce",
+			"delete deployments/web cascade=foreground",
+			"drain garbage-collector",
+			"quiesce",
+		}},
+		{"orphan-delete", "kubectl delete --cascade=orphan removes the Deployment; the garbage collector first frees its ReplicaSet, which keeps its pods.", []string{
+			"add-node node-1",
+			"apply web replicas=2 image=nginx:1",
+			"quiesce",
+			"delete deployments/web cascade=orphan",
+			"quiesce",
+		}},
+		{"finalizer-hold", "A user's finalizer keeps a deleted Deployment, and its pods running, until the user removes it; then the garbage collector removes the rest.", []string{
+			"add-node node-1",
+			"apply web replicas=1 image=nginx:1",
+			"add-finalizer deployments/web",
+			"quiesce",
+			"delete deployments/web",
+			"quiesce",
+			"remove-finalizer deployments/web",
+			"quiesce",
+		}},
 	}
 }
 

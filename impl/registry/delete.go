@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -43,35 +44,40 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 	gr := info.GroupResource()
 	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
 	force := opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds == 0
-	propagated := false
+	emptied := false
 	for {
 		old, rev, err := r.get(ctx, info, namespace, name)
 		if err != nil {
 			return nil, err
 		}
-		if m := old.GetObjectMeta(); wantUID != "" && m.UID != wantUID {
+		m := old.GetObjectMeta()
+		if wantUID != "" && m.UID != wantUID {
 			return nil, preconditionFailed(gr, name, "UID", wantUID, m.UID)
 		}
 		if wantRV != 0 && wantRV != rev {
 			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
 		}
-		if !propagated && !dry { // a dry run leaves the dependents alone
-			if err := r.propagate(ctx, policyOf(opts), old); err != nil {
+		if info.Resource == "namespaces" && !emptied && !dry { // a dry run leaves the contents alone
+			if err := r.emptyNamespace(ctx, name); err != nil {
 				return nil, err
 			}
-			if info.Resource == "namespaces" {
-				if err := r.emptyNamespace(ctx, name); err != nil {
-					return nil, err
-				}
-			}
-			propagated = true
-			continue // the dependents' writes may have raced: read again
+			emptied = true
+			continue // the contents' writes may have raced: read again
 		}
-		var out api.Object
-		if graceful, gerr := r.needsGracefulDelete(ctx, old); gerr != nil {
+		// A graceful deletion under way is left to its kubelet, finalizers
+		// and all, as upstream does.
+		if gracePending(m, opts.GracePeriodSeconds) {
+			return old, nil
+		}
+		graceful, gerr := r.needsGracefulDelete(ctx, old)
+		if gerr != nil {
 			return nil, gerr
-		} else if graceful && !force {
-			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds)
+		}
+		graceful = graceful && !force
+		finalizers := deletionFinalizers(m.Finalizers, opts)
+		var out api.Object
+		if len(finalizers) > 0 || graceful {
+			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds, graceful, finalizers)
 		} else {
 			out, err = r.remove(ctx, key, old, rev)
 		}
@@ -88,21 +94,37 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 	}
 }
 
-// markDeleting starts a graceful deletion; a pod already terminating is
-// returned as it is, with nothing written (the model writes nothing either).
-func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Object, rev int64, grace *int64) (api.Object, error) {
+// markDeleting keeps an object its finalizers or its kubelet hold: it sets
+// the deletion timestamp and grace period (the pod's grace when graceful,
+// else 0) if unset, shortens a grace period to 0 when forced, and stores
+// the finalizers the delete leaves. A delete that changes nothing writes
+// nothing and returns the object as stored.
+func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Object, rev int64, grace *int64, graceful bool, finalizers []string) (api.Object, error) {
 	m := old.GetObjectMeta()
-	if m.DeletionTimestamp != nil {
+	changed := !slices.Equal(m.Finalizers, finalizers)
+	m.Finalizers = finalizers
+	now := api.NewTime(r.clock())
+	switch {
+	case m.DeletionTimestamp == nil:
+		secs := int64(0)
+		if graceful {
+			secs = int64(api.DefaultTerminationGracePeriodSeconds)
+			if grace != nil {
+				secs = *grace
+			} else if p, ok := old.(*api.Pod); ok && p.Spec.TerminationGracePeriodSeconds != nil {
+				secs = *p.Spec.TerminationGracePeriodSeconds
+			}
+		}
+		m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &now, &secs
+		changed = true
+	case grace != nil && m.DeletionGracePeriodSeconds != nil && *grace < *m.DeletionGracePeriodSeconds:
+		secs := *grace
+		m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &now, &secs
+		changed = true
+	}
+	if !changed {
 		return old, nil
 	}
-	secs := int64(api.DefaultTerminationGracePeriodSeconds)
-	if grace != nil {
-		secs = *grace
-	} else if p, ok := old.(*api.Pod); ok && p.Spec.TerminationGracePeriodSeconds != nil {
-		secs = *p.Spec.TerminationGracePeriodSeconds
-	}
-	now := api.NewTime(r.clock())
-	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &now, &secs
 	value, err := encode(old)
 	if err != nil {
 		return nil, err

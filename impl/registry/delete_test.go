@@ -48,15 +48,24 @@ func TestDeleteBoundPodIsGraceful(t *testing.T) {
 		t.Fatal("Get disagrees with Delete's result")
 	}
 
-	// A second delete of a terminating pod writes nothing.
+	// A second delete of a terminating pod writes nothing, unless it
+	// shortens the grace period, as upstream's BeforeDelete.
 	before := rev(t, ctx, r)
-	again, err := r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{GracePeriodSeconds: int64p(5)})
+	again, err := r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{GracePeriodSeconds: int64p(12)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.GetObjectMeta().ResourceVersion != m.ResourceVersion || rev(t, ctx, r) != before {
 		t.Fatal("a repeated delete of a terminating pod wrote")
 	}
+	shorter, err := r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{GracePeriodSeconds: int64p(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := shorter.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g != 5 || rev(t, ctx, r) == before {
+		t.Fatalf("a shorter grace period was not stored: %v", g)
+	}
+	m = shorter.(*api.Pod)
 
 	// Updates keep the deletion fields whatever the client sends.
 	c := api.DeepCopy(m)

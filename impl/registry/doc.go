@@ -54,8 +54,21 @@
 //     gracePeriodSeconds=0 removes at once whatever the state. Preconditions
 //     (uid, resourceVersion) fail with 409 Conflict. An immediately deleted
 //     object is returned with the deletion's revision as its resourceVersion.
-//     propagationPolicy Background (the default), Orphan and Foreground are
-//     honoured (see propagation.go). Finalizers are stored but not honoured.
+//     Finalizers hold an object, as upstream's generic store
+//     (finalizers.go): a delete first sets the garbage collector's
+//     finalizer its propagationPolicy asks for (Orphan: "orphan";
+//     Foreground: "foregroundDeletion"; Background drops both; none named
+//     keeps them); an object left with finalizers stays, with
+//     deletionTimestamp and a grace period of 0 (a pod's own when its
+//     kubelet must stop it), and a delete that changes nothing writes
+//     nothing. The garbage collector, a component, orphans or deletes the
+//     dependents and removes its finalizer. An update may not add a
+//     finalizer to an object being deleted (422 on metadata.finalizers);
+//     one that removes the last finalizer of an object with no grace
+//     period left is written and then the object is deleted (watchers see
+//     MODIFIED, then DELETED), and the answer is the removed object.
+//     Namespace deletion empties the namespace at once and does not wait
+//     for finalizers yet.
 //   - Dry runs (WithDryRun, or DeleteOptions.dryRun=["All"]) run every
 //     check of a write and answer with its result, writing nothing.
 //   - Bind checks, in the model's order: the node exists and its Ready

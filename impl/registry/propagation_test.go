@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -16,15 +17,16 @@ func ownedPod(name string, rs *api.ReplicaSet) *api.Pod {
 	return p
 }
 
+// The policies only set the garbage collector's finalizers: the
+// collector, a component, does the rest.
 func TestDeletePropagationPolicies(t *testing.T) {
 	for _, tc := range []struct {
-		policy   api.DeletionPropagation
-		podsLeft int
-		owned    bool
+		policy     api.DeletionPropagation
+		finalizers []string // nil: the owner is gone at once
 	}{
-		{api.DeletePropagationOrphan, 2, false},     // dependents stay, without the owner reference
-		{api.DeletePropagationForeground, 0, false}, // dependents go first
-		{api.DeletePropagationBackground, 2, true},  // the garbage collector's job, later
+		{api.DeletePropagationOrphan, []string{"orphan"}},
+		{api.DeletePropagationForeground, []string{"foregroundDeletion"}},
+		{api.DeletePropagationBackground, nil},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			r, ctx := newRegistry(t)
@@ -35,19 +37,30 @@ func TestDeletePropagationPolicies(t *testing.T) {
 			if _, err := r.Delete(ctx, "replicasets", "default", "web", api.DeleteOptions{PropagationPolicy: &p}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.Get(ctx, "replicasets", "default", "web"); !api.IsNotFound(err) {
-				t.Fatalf("the owner is still there: %v", err)
+			owner, err := r.Get(ctx, "replicasets", "default", "web")
+			if tc.finalizers == nil {
+				if !api.IsNotFound(err) {
+					t.Fatalf("the owner is still there: %v", err)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("the owner went at once: %v", err)
+				}
+				m := owner.GetObjectMeta()
+				if m.DeletionTimestamp == nil || !reflect.DeepEqual(m.Finalizers, tc.finalizers) {
+					t.Fatalf("owner deletionTimestamp %v finalizers %v, want set and %v", m.DeletionTimestamp, m.Finalizers, tc.finalizers)
+				}
 			}
 			list, err := r.List(ctx, "pods", "default", registry.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(list.GetItems()); n != tc.podsLeft {
-				t.Fatalf("%d pods left, want %d", n, tc.podsLeft)
+			if n := len(list.GetItems()); n != 2 {
+				t.Fatalf("%d pods left, want the 2 the garbage collector has yet to act on", n)
 			}
 			for _, o := range list.GetItems() {
-				if owned := len(o.GetObjectMeta().OwnerReferences) > 0; owned != tc.owned {
-					t.Errorf("pod %s owned=%v, want %v", o.GetObjectMeta().Name, owned, tc.owned)
+				if len(o.GetObjectMeta().OwnerReferences) != 1 || o.GetObjectMeta().DeletionTimestamp != nil {
+					t.Errorf("pod %s changed by its owner's delete", o.GetObjectMeta().Name)
 				}
 			}
 		})
