@@ -313,7 +313,7 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	kubectl(t, kc, "create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80")
 	kubectl(t, kc, "create", "service", "clusterip", "web", "--tcp=80:80")
 	kubectl(t, kc, "rollout", "status", "deployment/web", "--timeout=60s")
-	kubectl(t, kc, "delete", "deployment", "web")
+	foregroundDeleteHeldByAFinalizer(t, kc, "web")
 
 	kubectl(t, kc, "delete", "deployment", "myapp")
 	deadline = time.Now().Add(60 * time.Second)
@@ -329,5 +329,58 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	kc, stop = startUp(t, dir)
 	if out := kubectl(t, kc, "get", "svc", "myapp", "-o", "name"); strings.TrimSpace(out) != "service/myapp" {
 		t.Fatalf("after a restart: %q", out)
+	}
+}
+
+// foregroundDeleteHeldByAFinalizer deletes a running Deployment with
+// --cascade=foreground while a user's finalizer holds it: the garbage
+// collector deletes its ReplicaSets and pods, and no controller replaces
+// them, while the Deployment shows Terminating; once they are gone only
+// the user's finalizer is left, and kubectl patch removing it lets the
+// Deployment go.
+func foregroundDeleteHeldByAFinalizer(t *testing.T, kc, name string) {
+	t.Helper()
+	names := func() map[string]bool {
+		out := map[string]bool{}
+		for _, n := range strings.Fields(kubectl(t, kc, "get", "pods,rs", "-l", "app="+name, "-o", "name")) {
+			out[n] = true
+		}
+		return out
+	}
+	before := names()
+	if len(before) == 0 {
+		t.Fatalf("deployment %s has no pods or ReplicaSets to delete", name)
+	}
+	kubectl(t, kc, "patch", "deployment", name, "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold"]}}`)
+	kubectl(t, kc, "delete", "deployment", name, "--cascade=foreground", "--wait=false")
+	if out := kubectl(t, kc, "get", "deployment", name); !strings.Contains(out, name) {
+		t.Fatalf("the held Deployment is gone at once:\n%s", out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		now := names()
+		for n := range now {
+			if !before[n] {
+				t.Fatalf("%s was created while its owner was being deleted in the foreground", n)
+			}
+		}
+		if len(now) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dependents still there: %v", now)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	meta := kubectl(t, kc, "get", "deployment", name, "-o", "jsonpath={.metadata.deletionTimestamp} {.metadata.finalizers}")
+	if !strings.Contains(meta, `["example.com/hold"]`) || strings.HasPrefix(meta, " ") {
+		t.Fatalf("a foreground-deleted Deployment whose dependents are gone, held by a user's finalizer: got %q, want a deletionTimestamp and only example.com/hold", meta)
+	}
+	if out := kubectlFails(t, kc, "patch", "deployment", name, "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold","example.com/other"]}}`); !strings.Contains(out, "no new finalizers can be added if the object is being deleted") {
+		t.Fatalf("adding a finalizer to a Deployment being deleted: %s", out)
+	}
+	kubectl(t, kc, "patch", "deployment", name, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	if out := kubectlFails(t, kc, "get", "deployment", name); !strings.Contains(out, "NotFound") {
+		t.Fatalf("the Deployment stayed after its last finalizer went: %s", out)
 	}
 }
