@@ -8,6 +8,7 @@ import (
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
 )
@@ -82,6 +83,12 @@ type recordingClient struct {
 // is gone for good. A transient API error armed for the component fails
 // the call before it reaches the store: nothing is recorded.
 func (r *recordingClient) write(verb model.Verb, resource, name string, do func() (api.Object, error)) (api.Object, error) {
+	return r.writeWith(verb, resource, name, nil, false, do)
+}
+
+// writeWith is write; grace is a delete's gracePeriodSeconds and deleting
+// whether a create's owner was being deleted in the component's view.
+func (r *recordingClient) writeWith(verb model.Verb, resource, name string, grace *int64, deleting bool, do func() (api.Object, error)) (api.Object, error) {
 	if r.w.crashed() {
 		return nil, errCrashed
 	}
@@ -105,14 +112,17 @@ func (r *recordingClient) write(verb model.Verb, resource, name string, do func(
 	if verb != model.VerbCreate {
 		before = r.w.c.mem.Get(ref.Kind, ref.Name)
 	}
-	final := false
+	final := err == nil && stored != nil && removedByUpdate(stored)
 	if verb == model.VerbDelete {
 		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.MetaOf(before).Version) {
 			return stored, nil // nothing was written
 		}
-		final = stored == nil || stored.GetObjectMeta().DeletionTimestamp == nil || (before != nil && model.MetaOf(before).Deleting)
+		final = stored == nil || removedByDelete(stored, grace)
 	}
 	r.w.record(verb, ref, before, stored, final, err)
+	if verb == model.VerbCreate {
+		r.w.writes[len(r.w.writes)-1].OwnerDeleting = deleting
+	}
 	return stored, err
 }
 
@@ -124,7 +134,11 @@ func resourceOf(obj api.Object) string {
 }
 
 func (r *recordingClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.write(model.VerbCreate, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
+	deleting := false
+	if o, err := project.ToModel(obj, r.w.c.env.uids); err == nil {
+		deleting = model.OwnerDeletingIn(r.w.c.mem, o)
+	}
+	return r.writeWith(model.VerbCreate, resourceOf(obj), obj.GetObjectMeta().Name, nil, deleting, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
 }
 
 func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
@@ -140,7 +154,7 @@ func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api
 // replicaset controller sends, may find it so, and nothing was written.
 func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
 	var prior api.Object
-	return r.write(model.VerbDelete, resource, name, func() (api.Object, error) {
+	return r.writeWith(model.VerbDelete, resource, name, opts.GracePeriodSeconds, false, func() (api.Object, error) {
 		prior, _ = r.Client.Get(ctx, resource, namespace, name)
 		stored, err := r.Client.Delete(ctx, resource, namespace, name, opts)
 		if err == nil && stored != nil && prior != nil && prior.GetObjectMeta().DeletionTimestamp != nil && revOf(stored) == revOf(prior) {

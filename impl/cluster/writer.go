@@ -309,12 +309,16 @@ func (w *writer) delete(o model.Obj, p model.Propagation, grace *int64) int64 {
 	if revOf(stored) == model.MetaOf(o).Version {
 		return 0 // already being deleted as asked: nothing was written, as in the model
 	}
-	// Removed, unless finalizers hold the object or this call only marked
-	// it for its kubelet (a grace period left, and none of 0 asked).
+	return w.record(model.VerbDelete, model.RefOf(o), o, stored, removedByDelete(stored, grace), err)
+}
+
+// removedByDelete tells whether a delete's answer is the object's last
+// value: removed, unless finalizers hold it or the delete only marked it
+// for its kubelet (a grace period left, and none of 0 asked).
+func removedByDelete(stored api.Object, grace *int64) bool {
 	m := stored.GetObjectMeta()
 	waits := grace == nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds > 0
-	removed := len(m.Finalizers) == 0 && !waits
-	return w.record(model.VerbDelete, model.RefOf(o), o, stored, removed, err)
+	return len(m.Finalizers) == 0 && !waits
 }
 
 // removedByUpdate tells whether an update's answer is the object's last
@@ -394,8 +398,25 @@ func modelError(err error, ref model.Ref) error {
 		return model.ErrNodeNotReady
 	case api.IsConflict(err):
 		sentinel = model.ErrConflict
+	case finalizerForbidden(err):
+		sentinel = model.ErrFinalizerForbidden
 	default:
 		return err
 	}
 	return fmt.Errorf("%w: %s", sentinel, ref)
+}
+
+// finalizerForbidden: the 422 for a finalizer added to an object being
+// deleted.
+func finalizerForbidden(err error) bool {
+	var se *api.StatusError
+	if !errors.As(err, &se) || se.Status.Code != 422 || se.Status.Details == nil {
+		return false
+	}
+	for _, c := range se.Status.Details.Causes {
+		if c.Field == "metadata.finalizers" && c.Type == api.CauseTypeFieldValueForbidden {
+			return true
+		}
+	}
+	return false
 }
