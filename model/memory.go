@@ -63,6 +63,10 @@ func (m *Memory) clone() *Memory {
 	return &d
 }
 
+// Copy is a copy of the memory, view and expectations, that writes to it
+// leave m alone (the mutant catalogue's altered views).
+func (m *Memory) Copy() *Memory { return m.clone() }
+
 // Reset forgets everything, as a crashed process does.
 func (m *Memory) Reset() {
 	m.Clear()

@@ -96,12 +96,13 @@ func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
 }
 
 // drawImplUser is DrawUser, biased to what turns a settled cluster into a
-// transition: one time in two it rolls an existing Deployment out to
-// another image (or applies one, when there is none), one time in six it
-// deletes a ready pod (a replacement and an Endpoints update follow);
-// otherwise DrawUser.
+// transition: three times in seven it rolls an existing Deployment out to
+// another image (or applies one, when there is none), one time in seven
+// it deletes a ready pod (a replacement and an Endpoints update follow),
+// one time in seven it deletes a running Deployment in the foreground or
+// orphaning its dependents (the owner lifecycle); otherwise DrawUser.
 func drawImplUser(t *rapid.T, st ActionSource) model.Action {
-	switch rapid.IntRange(0, 5).Draw(t, "bias") {
+	switch rapid.IntRange(0, 6).Draw(t, "bias") {
 	case 0, 1, 2:
 		ds := st.Objects(model.KindDeployment)
 		if len(ds) == 0 {
@@ -127,6 +128,18 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 			break
 		}
 		return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(ready).Draw(t, "ready pod")).Name}
+	case 6:
+		var running []model.Obj
+		for _, o := range st.Objects(model.KindDeployment) {
+			if d := o.(*model.Deployment); !d.Deleting && d.Status.ReadyReplicas > 0 {
+				running = append(running, o)
+			}
+		}
+		if len(running) == 0 {
+			break
+		}
+		return model.Action{Op: model.OpDelete, Kind: model.KindDeployment, Key: model.MetaOf(rapid.SampledFrom(running).Draw(t, "running deployment")).Name,
+			Policy: rapid.SampledFrom(Cascades[1:]).Draw(t, "cascade")}
 	}
 	return DrawUser(t, st)
 }

@@ -64,6 +64,25 @@ var All = []Mutant{
 		Spec:      cluster.ControllerSpec{Name: model.GarbageCollector, New: newCacheTrustingGC},
 		Decisions: decide.GCTrustsCache,
 	},
+	// Issue 16's owner lifecycle (issue 22's class 6), reachable now that
+	// deletes draw cascades: a foreground cascade marks the ReplicaSet and
+	// its owner, and the garbage collector works through the dependents.
+	{
+		Name:      "replicaset-ignores-deletion",
+		Settle:    true,
+		Bug:       "keeps creating pods for a ReplicaSet being deleted (class 6)",
+		Caught:    "no controller creates a dependent of an owner being deleted",
+		Spec:      cluster.ControllerSpec{Name: model.ReplicaSetController, New: newDeletionBlind},
+		Decisions: decide.ReplicaSetIgnoresDeletion,
+	},
+	{
+		Name:      "gc-forgets-terminating",
+		Settle:    true,
+		Bug:       "drops a foreground owner's finalizer once its dependents are being deleted, not gone (class 6)",
+		Caught:    "a foreground-deleted owner goes only after its dependents",
+		Spec:      cluster.ControllerSpec{Name: model.GarbageCollector, New: newTerminatingForgettingGC},
+		Decisions: decide.GCForgetsTerminating,
+	},
 	{
 		Name:   "deployment-ignores-maxsurge",
 		Bug:    "creates a new template's ReplicaSet at full replicas, ignoring maxSurge",

@@ -41,6 +41,48 @@ var GCTrustsCache = model.Decisions{
 	},
 }
 
+// ReplicaSetIgnoresDeletion manages the pods of a ReplicaSet being deleted
+// as if it were not: it replaces the pods the garbage collector deletes in
+// a foreground cascade.
+var ReplicaSetIgnoresDeletion = model.Decisions{
+	model.ReplicaSetController: func(m *model.Memory, h model.Host, w model.Writer, key string) {
+		rs, _ := m.Get(model.KindReplicaSet, key).(*model.ReplicaSet)
+		if rs == nil || !rs.Deleting {
+			model.Shipped(model.ReplicaSetController)(m, h, w, key)
+			return
+		}
+		alive := *rs
+		alive.Deleting = false
+		view := m.Copy()
+		view.Put(&alive)
+		model.Shipped(model.ReplicaSetController)(view, h, w, key)
+	},
+}
+
+// GCForgetsTerminating lets a foreground-deleted owner go once its
+// dependents are all being deleted, without waiting for them to be gone:
+// its live list of dependents leaves out the terminating ones.
+var GCForgetsTerminating = model.Decisions{
+	model.GarbageCollector: func(m *model.Memory, h model.Host, w model.Writer, key string) {
+		model.Shipped(model.GarbageCollector)(m, hideTerminating{h}, w, key)
+	},
+}
+
+// hideTerminating is a host whose live lists leave out objects being
+// deleted.
+type hideTerminating struct{ model.Host }
+
+func (h hideTerminating) LiveList(k model.Kind) ([]model.Obj, error) {
+	objs, err := h.Host.LiveList(k)
+	var out []model.Obj
+	for _, o := range objs {
+		if !model.MetaOf(o).Deleting {
+			out = append(out, o)
+		}
+	}
+	return out, err
+}
+
 // allReady is a copy of m's view in which every pod is ready.
 func allReady(m *model.Memory) *model.Memory {
 	d := model.NewMemory(m.Name)
