@@ -307,6 +307,22 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	if out := kubectl(t, kc, "get", "deployments", "-A", "-o", "name"); strings.Contains(out, "deployment.apps/api") {
 		t.Fatalf("the deployment in deleted namespace dev is still there:\n%s", out)
 	}
+	// A finalizer keeps its object, and the namespace Terminating, until
+	// kubectl patch removes it.
+	kubectl(t, kc, "create", "namespace", "held")
+	kubectl(t, kc, "-n", "held", "create", "configmap", "c", "--from-literal=a=b")
+	kubectl(t, kc, "-n", "held", "patch", "configmap", "c", "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold"]}}`)
+	kubectl(t, kc, "delete", "namespace", "held", "--wait=false")
+	if out := kubectl(t, kc, "get", "namespace", "held"); !strings.Contains(out, "Terminating") {
+		t.Fatalf("a namespace whose content a finalizer holds:\n%s", out)
+	}
+	if out := kubectlFails(t, kc, "-n", "held", "create", "configmap", "late"); !strings.Contains(out, "because it is being terminated") {
+		t.Fatalf("create in a Terminating namespace: %s", out)
+	}
+	kubectl(t, kc, "-n", "held", "patch", "configmap", "c", "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	if out := kubectlFails(t, kc, "get", "namespace", "held"); !strings.Contains(out, "NotFound") {
+		t.Fatalf("the namespace stayed once its last object went: %s", out)
+	}
 	if out := kubectlFails(t, kc, "delete", "namespace", "default"); !strings.Contains(out, "forbidden") {
 		t.Fatalf("delete namespace default: %s", out)
 	}

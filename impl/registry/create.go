@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -55,7 +56,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return nil, store.Object{}, err
 	}
 	if info.Namespaced {
-		if err := r.namespaceExists(ctx, m.Namespace); err != nil {
+		if err := r.namespaceOpen(ctx, info.GroupResource(), m.Name, m.Namespace); err != nil {
 			return nil, store.Object{}, err
 		}
 	}
@@ -155,18 +156,23 @@ func (r *Registry) absent(ctx context.Context, info api.ResourceInfo, namespace,
 	return storeError(ctx, err, info.GroupResource(), name)
 }
 
-// namespaceExists admits objects into implicit namespaces and into those
-// that exist as Namespace objects.
-func (r *Registry) namespaceExists(ctx context.Context, namespace string) error {
+// namespaceOpen admits objects into implicit namespaces and into those
+// that exist as Namespace objects and are not being deleted: a create in a
+// Terminating namespace is 403 Forbidden, as upstream's NamespaceLifecycle
+// admission answers.
+func (r *Registry) namespaceOpen(ctx context.Context, gr api.GroupResource, name, namespace string) error {
 	if implicitNamespaces[namespace] {
 		return nil
 	}
-	_, err := r.store.Get(ctx, store.Key{Resource: "namespaces", Name: namespace})
+	so, err := r.store.Get(ctx, store.Key{Resource: "namespaces", Name: namespace})
 	if errors.Is(err, store.ErrNotFound) {
 		return api.NewNotFound(api.GroupResource{Resource: "namespaces"}, namespace)
 	}
 	if err != nil {
 		return storeError(ctx, err, api.GroupResource{Resource: "namespaces"}, namespace)
+	}
+	if ns, err := decode("namespaces", so.Value, so.Rev); err == nil && ns.GetObjectMeta().DeletionTimestamp != nil {
+		return api.NewForbidden(gr, name, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
 	}
 	return nil
 }

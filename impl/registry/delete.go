@@ -57,12 +57,26 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		if wantRV != 0 && wantRV != rev {
 			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
 		}
-		if info.Resource == "namespaces" && !emptied && !dry { // a dry run leaves the contents alone
-			if err := r.emptyNamespace(ctx, name); err != nil {
+		var out api.Object
+		if info.Resource == "namespaces" && !dry { // a dry run leaves the contents alone
+			if !emptied {
+				if err := r.emptyNamespace(ctx, name); err != nil {
+					return nil, err
+				}
+				emptied = true
+				continue // the contents' writes may have raced: read again
+			}
+			left, err := r.namespaceHolds(ctx, name)
+			if err != nil {
 				return nil, err
 			}
-			emptied = true
-			continue // the contents' writes may have raced: read again
+			if left {
+				out, err = r.markTerminating(ctx, key, old, rev)
+				if errors.Is(err, errRetry) {
+					continue
+				}
+				return out, err
+			}
 		}
 		// A graceful deletion under way is left to its kubelet, finalizers
 		// and all, as upstream does.
@@ -75,7 +89,6 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		}
 		graceful = graceful && !force
 		finalizers := deletionFinalizers(m.Finalizers, opts)
-		var out api.Object
 		if len(finalizers) > 0 || graceful {
 			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds, graceful, finalizers)
 		} else {
@@ -125,6 +138,12 @@ func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Obje
 	if !changed {
 		return old, nil
 	}
+	return r.rewrite(ctx, key, old, rev)
+}
+
+// rewrite stores obj, changed in place from the stored value at rev, with
+// a CAS on rev (errRetry if it lost).
+func (r *Registry) rewrite(ctx context.Context, key store.Key, old api.Object, rev int64) (api.Object, error) {
 	value, err := encode(old)
 	if err != nil {
 		return nil, err
@@ -157,6 +176,7 @@ func (r *Registry) remove(ctx context.Context, key store.Key, old api.Object, re
 	if err != nil {
 		return nil, err
 	}
+	r.finishNamespace(ctx, key.Namespace)
 	return decode(key.Resource, so.Value, so.Rev)
 }
 

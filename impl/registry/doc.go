@@ -67,8 +67,10 @@
 //     one that removes the last finalizer of an object with no grace
 //     period left is written and then the object is deleted (watchers see
 //     MODIFIED, then DELETED), and the answer is the removed object.
-//     Namespace deletion empties the namespace at once and does not wait
-//     for finalizers yet.
+//     Namespace deletion empties the namespace at once; what finalizers
+//     hold stays, and so does the namespace, Terminating (a create in it
+//     is 403, as upstream's NamespaceLifecycle admission answers), until
+//     the last of it goes and takes the namespace with it (namespace.go).
 //   - Dry runs (WithDryRun, or DeleteOptions.dryRun=["All"]) run every
 //     check of a write and answer with its result, writing nothing.
 //   - Bind checks, in the model's order: the node exists and its Ready
