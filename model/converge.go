@@ -120,12 +120,13 @@ func Converged(s *Snapshot) error {
 		cur := s.Objects[Ref{ow.Kind, ow.Name}]
 		return cur != nil && cur.meta().UID == ow.UID
 	}
+	held := heldByUsers(s.Objects)
 	for _, o := range s.Objects {
 		m := o.meta()
-		if m.Deleting && !HeldByUser(m) {
+		if m.Deleting && !held[m.UID] {
 			return notConverged("%s is still terminating", RefOf(o))
 		}
-		if m.Owner.UID != 0 && !live(m.Owner) {
+		if m.Owner.UID != 0 && !live(m.Owner) && !held[m.UID] {
 			return notConverged("%s is an orphan", RefOf(o))
 		}
 		if n, _ := o.(*Node); n != nil && !n.Ready {

@@ -118,8 +118,41 @@ func userFinalizers(m *Meta) []string {
 	return withoutFinalizer(withoutFinalizer(m.Finalizers, FinalizerOrphan), FinalizerForeground)
 }
 
-// HeldByUser: being deleted, and only finalizers no component removes are
-// left (nor a kubelet to wait for): the object stays until a user acts.
-func HeldByUser(m *Meta) bool {
-	return m.Deleting && !m.Graceful && len(m.Finalizers) > 0 && len(userFinalizers(m)) == len(m.Finalizers)
+// heldByUsers are the objects a user's finalizer holds, directly or
+// through their dependents: being deleted, with no kubelet to wait for,
+// and only users' finalizers left, or also foregroundDeletion while every
+// dependent left is held. Nothing in the control plane can let those go.
+func heldByUsers(objs map[Ref]Obj) map[int64]bool {
+	deps := map[int64][]Obj{}
+	for _, o := range objs {
+		if uid := o.meta().Owner.UID; uid != 0 {
+			deps[uid] = append(deps[uid], o)
+		}
+	}
+	held := map[int64]bool{}
+	var isHeld func(o Obj, depth int) bool
+	isHeld = func(o Obj, depth int) bool {
+		m := o.meta()
+		if v, ok := held[m.UID]; ok {
+			return v
+		}
+		users := userFinalizers(m)
+		ok := m.Deleting && !m.Graceful && depth < 8 && !m.HasFinalizer(FinalizerOrphan)
+		switch {
+		case !ok:
+		case !m.HasFinalizer(FinalizerForeground):
+			ok = len(users) > 0
+		default:
+			ok = len(deps[m.UID]) > 0
+			for _, d := range deps[m.UID] {
+				ok = ok && isHeld(d, depth+1)
+			}
+		}
+		held[m.UID] = ok
+		return ok
+	}
+	for _, o := range objs {
+		isHeld(o, 0)
+	}
+	return held
 }

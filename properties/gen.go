@@ -49,15 +49,17 @@ func DrawUser(t *rapid.T, st ActionSource) model.Action {
 	case 8:
 		return model.Action{Op: model.OpApplyService, Key: d, App: d, N: 80}
 	}
-	// An operator's finalizer on a Deployment, and its removal (the
-	// cleanup done), or a tick.
-	switch rapid.IntRange(0, 2).Draw(t, "finalizer") {
-	case 1:
-		return model.Action{Op: model.OpAddFinalizer, Kind: model.KindDeployment, Key: d}
-	case 2:
-		return model.Action{Op: model.OpRemoveFinalizer, Kind: model.KindDeployment, Key: d}
+	// An operator's finalizer on a Deployment or a pod, and its removal
+	// (the cleanup done), or a tick. A pod's meets graceful deletion: its
+	// kubelet's final delete leaves it held.
+	op := []model.Op{model.OpTick, model.OpAddFinalizer, model.OpRemoveFinalizer}[rapid.IntRange(0, 2).Draw(t, "finalizer")]
+	if op == model.OpTick {
+		return model.Action{Op: op}
 	}
-	return model.Action{Op: model.OpTick}
+	if pods := st.Objects(model.KindPod); len(pods) > 0 && rapid.Bool().Draw(t, "on a pod") {
+		return model.Action{Op: op, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(pods).Draw(t, "pod")).Name}
+	}
+	return model.Action{Op: op, Kind: model.KindDeployment, Key: d}
 }
 
 // Cascades are the propagation policies a drawn delete of a Deployment

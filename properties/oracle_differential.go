@@ -16,12 +16,14 @@ var masked = map[string]bool{
 	"metadata.generation": true, "status.observedGeneration": true, "metadata.revision": true,
 	"spec.nodeName": true, "status.podIP": true, "status.restartCount": true,
 	"spec.podCIDR": true, "status.heartbeat": true, "status.transitionAt": true,
+	"metadata.finalizers": true, // a user's on a pod is not an intent the reference replays
 }
 
 // maskedLines renders an end state without what masked names: pods by
 // their owner and fields (so counted, not named), ReplicaSets scaled to
-// zero left out (their number is the rollout history), Endpoints and rules
-// by how many backends they have.
+// zero left out (their number is the rollout history), objects a user's
+// finalizer holds left out, Endpoints and rules by how many backends they
+// have.
 func maskedLines(s *model.Snapshot) []string {
 	var out []string
 	count := map[string]int{}
@@ -29,6 +31,9 @@ func maskedLines(s *model.Snapshot) []string {
 		ref := model.RefOf(o)
 		if rs, ok := o.(*model.ReplicaSet); ok && rs.Replicas == 0 && rs.Status == (model.ReplicaSetStatus{}) {
 			continue
+		}
+		if model.MetaOf(o).Deleting {
+			continue // converged, so a user's finalizer holds it: when it was deleted is the run's own
 		}
 		var fs []string
 		for _, f := range s.Fields(o) {

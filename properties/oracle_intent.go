@@ -155,7 +155,7 @@ func (in *Intents) Leaks(s *model.Snapshot) error {
 	for _, k := range []model.Kind{model.KindPod, model.KindReplicaSet} {
 		for _, o := range s.List(k) {
 			m := model.MetaOf(o)
-			if in.byUser[m.UID] {
+			if in.byUser[m.UID] || m.Deleting { // converged, so a deleting one is a user's finalizer's to hold
 				continue
 			}
 			ow := m.Owner
