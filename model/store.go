@@ -223,7 +223,9 @@ func (s *store) delete(r Ref, expect int64, p Propagation, force bool) (before, 
 		return cur, nil, 0, nil
 	}
 	fins := deletionFinalizers(cm.Finalizers, p)
-	graceful := !force && s.needsGracefulDelete(cur)
+	// Only a first delete starts a grace period: one already being deleted
+	// has none left (it would be pending above).
+	graceful := !force && !cm.Deleting && s.needsGracefulDelete(cur)
 	if len(fins) == 0 && !graceful {
 		return cur, nil, s.commit(Deleted, cur), nil
 	}

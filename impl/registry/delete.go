@@ -75,7 +75,10 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 				if errors.Is(err, errRetry) {
 					continue
 				}
-				return out, err
+				if err != nil {
+					return nil, storeError(ctx, err, gr, name)
+				}
+				return out, nil
 			}
 		}
 		// A graceful deletion under way is left to its kubelet, finalizers
@@ -87,7 +90,12 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		if gerr != nil {
 			return nil, gerr
 		}
+		// A first delete starts a grace period; a later one only shortens
+		// one that is left (gracePending let through only a shorter one).
 		graceful = graceful && !force
+		if g := m.DeletionGracePeriodSeconds; m.DeletionTimestamp != nil && (g == nil || *g == 0) {
+			graceful = false
+		}
 		finalizers := deletionFinalizers(m.Finalizers, opts)
 		if len(finalizers) > 0 || graceful {
 			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds, graceful, finalizers)

@@ -121,3 +121,34 @@ func TestFinalizerOnAGracefulPod(t *testing.T) {
 		t.Fatalf("the kubelet's delete left the pod: %v", err)
 	}
 }
+
+// A bound pod deleted in the foreground waits for its kubelet and the
+// garbage collector; after the kubelet's grace-0 delete only the
+// finalizer holds it, and a Background delete, which drops the garbage
+// collector's finalizer, removes it at once: no grace period starts again.
+func TestABackgroundDeleteEndsAForegroundPodsWait(t *testing.T) {
+	r, ctx := newRegistry(t)
+	mustCreate(t, ctx, r, node("n1", api.ConditionTrue))
+	boundPod(t, ctx, r, "p", "n1")
+	del := func(opts api.DeleteOptions) api.Object {
+		t.Helper()
+		out, err := r.Delete(ctx, "pods", "default", "p", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	fg, bg := api.DeletePropagationForeground, api.DeletePropagationBackground
+	out := del(api.DeleteOptions{PropagationPolicy: &fg})
+	if g := out.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g == 0 || !reflect.DeepEqual(out.GetObjectMeta().Finalizers, []string{"foregroundDeletion"}) {
+		t.Fatalf("foreground delete of a bound pod: grace %v finalizers %v", g, out.GetObjectMeta().Finalizers)
+	}
+	out = del(api.DeleteOptions{GracePeriodSeconds: int64p(0)})
+	if g := out.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g != 0 {
+		t.Fatalf("the kubelet's delete left grace %v, want 0 and the pod held", g)
+	}
+	del(api.DeleteOptions{PropagationPolicy: &bg})
+	if _, err := r.Get(ctx, "pods", "default", "p"); !api.IsNotFound(err) {
+		t.Fatalf("a Background delete of a pod with no grace left and no finalizer left it: %v", err)
+	}
+}
