@@ -285,11 +285,18 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	}
 	kubectl(t, kc, "apply", "-f", other)
 	kubectl(t, kc, "rollout", "status", "deployment/other", "--timeout=60s")
+	podsBefore := kubectl(t, kc, "get", "pods", "-l", "app=other", "-o", "name")
 	kubectl(t, kc, "delete", "deployment", "other", "--cascade=orphan")
 	if out := kubectl(t, kc, "get", "rs", "-l", "app=other", "-o", "jsonpath={.items[*].metadata.ownerReferences}"); strings.TrimSpace(out) != "" {
 		t.Fatalf("orphaned ReplicaSet still has owners: %q", out)
 	}
+	if out := kubectl(t, kc, "get", "pods", "-l", "app=other", "-o", "name"); out != podsBefore || strings.TrimSpace(out) == "" {
+		t.Fatalf("an orphan delete changed the pods:\nbefore:\n%s\nafter:\n%s", podsBefore, out)
+	}
 	kubectl(t, kc, "delete", "rs", "-l", "app=other", "--cascade=foreground")
+	if out := kubectl(t, kc, "get", "pods,rs", "-l", "app=other", "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Fatalf("a foreground delete of the ReplicaSet, waited for by kubectl, left:\n%s", out)
+	}
 
 	// The typed-clientset commands send protobuf; the flow runs to Ready
 	// (the controllers act in the default namespace only).
