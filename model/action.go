@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -42,6 +43,7 @@ const (
 	// fuzz inputs keep their meaning.
 	OpAddFinalizer    // add UserFinalizer to a Deployment or Pod
 	OpRemoveFinalizer // remove it
+	OpCreateNamespace // create a Namespace
 )
 
 var opNames = map[Op]string{
@@ -52,13 +54,14 @@ var opNames = map[Op]string{
 	OpCrash: "crash", OpCrashContainer: "crash-container", OpNodeDown: "node-down", OpNodeUp: "node-up",
 	OpAPIError: "api-error", OpTimeTravel: "time-travel",
 	OpAddFinalizer: "add-finalizer", OpRemoveFinalizer: "remove-finalizer",
+	OpCreateNamespace: "create-namespace",
 }
 
 func (o Op) String() string { return opNames[o] }
 
 // IsUser, IsFault and IsStep classify an action.
 func (o Op) IsUser() bool {
-	return (o >= OpApply && o <= OpTick) || o == OpAddFinalizer || o == OpRemoveFinalizer
+	return (o >= OpApply && o <= OpTick) || o >= OpAddFinalizer
 }
 func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
 func (o Op) IsFault() bool { return o >= OpHold && o <= OpTimeTravel }
@@ -68,11 +71,13 @@ type Action struct {
 	Op Op
 	// Component for steps and component faults; the node for node actions.
 	Who string
-	// Name of the object for user actions; the queue key for reconcile; the
-	// pod for crash-container.
+	// Key of the object for user actions (namespace/name; the name of a
+	// namespace); the queue key for reconcile; the pod's key for
+	// crash-container.
 	Key string
-	// Kind of the object to delete (Deployment, Service or Pod) or to add
-	// a finalizer to or remove it from, or of the informer to deliver from.
+	// Kind of the object to delete (Deployment, Service, Pod or Namespace)
+	// or to add a finalizer to or remove it from, or of the informer to
+	// deliver from.
 	Kind Kind
 	// Policy of a delete: kubectl's --cascade; zero is background.
 	Policy Propagation
@@ -87,6 +92,21 @@ type Action struct {
 	// CrashAfter > 0 crashes the component after that many writes of the
 	// reconcile (intermediate state).
 	CrashAfter int
+}
+
+// Target is the object a user action writes.
+func (a Action) Target() Ref {
+	switch a.Op {
+	case OpApply, OpScale, OpSetImage:
+		return RefTo(KindDeployment, a.Key)
+	case OpApplyService:
+		return RefTo(KindService, a.Key)
+	case OpCreatePod:
+		return RefTo(KindPod, a.Key)
+	case OpCreateNamespace:
+		return RefTo(KindNamespace, a.Key)
+	}
+	return RefTo(a.Kind, a.Key)
 }
 
 // Actor is who performs the action in traces.
@@ -139,6 +159,8 @@ func (a Action) String() string {
 	case OpCreatePod:
 		arg(a.Key)
 		kv("image", a.Image)
+	case OpCreateNamespace:
+		arg(a.Key)
 	case OpDeliver:
 		arg(a.Who)
 		arg(a.Kind.Resource())
@@ -198,13 +220,42 @@ func ParseAction(line string) (Action, error) {
 		}
 		return n, nil
 	}
+	// key reads an object's key: namespace/name, or a name alone for the
+	// default namespace (kubectl's default) or a cluster-scoped kind.
+	key := func(k Kind, s string) (string, error) {
+		r := RefTo(k, s)
+		if r.Name == "" || strings.Contains(r.Name, "/") || (k.Namespaced() && r.Namespace == "") {
+			if k.Namespaced() {
+				return "", fmt.Errorf("model: %q is not NAME or NAMESPACE/NAME in %q", s, line)
+			}
+			return "", fmt.Errorf("model: %q is not a name in %q", s, line)
+		}
+		return r.Key(), nil
+	}
+	// resourceKey reads RESOURCE/[NAMESPACE/]NAME of one of the kinds.
+	resourceKey := func(s string, allowed ...Kind) (Kind, string, error) {
+		res, rest, _ := strings.Cut(s, "/")
+		k, known := KindOf(res)
+		if known && slices.Contains(allowed, k) {
+			k0, err := key(k, rest)
+			return k, k0, err
+		}
+		var forms []string
+		for _, k := range allowed {
+			forms = append(forms, k.Resource()+"/NAME")
+		}
+		return 0, "", fmt.Errorf("model: %s takes %s, got %q", f[0], strings.Join(forms, ", "), s)
+	}
 	var err error
 	switch a.Op {
 	case OpApply:
 		if err = need(1); err != nil {
 			return a, err
 		}
-		a.Key, a.Image = pos[0], kv["image"]
+		if a.Key, err = key(KindDeployment, pos[0]); err != nil {
+			return a, err
+		}
+		a.Image = kv["image"]
 		if a.Image == "" {
 			return a, fmt.Errorf("model: apply needs image= in %q", line)
 		}
@@ -226,9 +277,12 @@ func ParseAction(line string) (Action, error) {
 			return a, err
 		}
 		if a.Op == OpCrashContainer {
-			a.Who, a.Key = pos[0], pos[1]
+			a.Who = pos[0]
+			a.Key, err = key(KindPod, pos[1])
 		} else {
-			a.Key = pos[0]
+			if a.Key, err = key(KindDeployment, pos[0]); err != nil {
+				return a, err
+			}
 			if a.Op == OpScale {
 				a.N, err = num(pos[1])
 			} else {
@@ -239,18 +293,16 @@ func ParseAction(line string) (Action, error) {
 		if err = need(1); err != nil {
 			return a, err
 		}
-		res, name, ok := strings.Cut(pos[0], "/")
-		k, known := KindOf(res)
-		if !ok || !known || name == "" || (k != KindDeployment && k != KindService && k != KindPod) {
-			return a, fmt.Errorf("model: delete takes deployments/NAME, services/NAME or pods/NAME, got %q", pos[0])
+		if a.Kind, a.Key, err = resourceKey(pos[0], KindDeployment, KindService, KindPod, KindNamespace); err != nil {
+			return a, err
 		}
-		a.Kind, a.Key = k, name
+		k := a.Kind
 		if v, ok := kv["cascade"]; ok {
 			if a.Policy, ok = ParsePropagation(v); !ok {
 				return a, fmt.Errorf("model: cascade takes background, foreground or orphan, got %q", line)
 			}
-			if a.Policy != PropagateBackground && k == KindService {
-				return a, fmt.Errorf("model: services are deleted in the background only (no component watches them for the garbage collector's finalizers): %q", line)
+			if a.Policy != PropagateBackground && (k == KindService || k == KindNamespace) {
+				return a, fmt.Errorf("model: %s are deleted in the background only (the garbage collector does not watch them, so no finalizer of its would go): %q", k.Resource(), line)
 			}
 		}
 		if a.Policy == PropagateBackground {
@@ -260,26 +312,32 @@ func ParseAction(line string) (Action, error) {
 		if err = need(1); err != nil {
 			return a, err
 		}
-		res, name, ok := strings.Cut(pos[0], "/")
-		k, known := KindOf(res)
-		if !ok || !known || name == "" || (k != KindDeployment && k != KindPod) {
-			return a, fmt.Errorf("model: %s takes deployments/NAME or pods/NAME, got %q", f[0], pos[0])
-		}
-		a.Kind, a.Key = k, name
+		a.Kind, a.Key, err = resourceKey(pos[0], KindDeployment, KindPod)
 	case OpApplyService:
 		if err = need(1); err != nil {
 			return a, err
 		}
-		a.Key, a.App = pos[0], kv["app"]
+		if a.Key, err = key(KindService, pos[0]); err != nil {
+			return a, err
+		}
+		a.App = kv["app"]
 		if a.App == "" {
-			a.App = a.Key
+			a.App = a.Target().Name
 		}
 		a.N, err = num(kv["port"])
+	case OpCreateNamespace:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		a.Key, err = key(KindNamespace, pos[0])
 	case OpCreatePod:
 		if err = need(1); err != nil {
 			return a, err
 		}
-		a.Key, a.Image = pos[0], kv["image"]
+		if a.Key, err = key(KindPod, pos[0]); err != nil {
+			return a, err
+		}
+		a.Image = kv["image"]
 		if a.Image == "" {
 			return a, fmt.Errorf("model: create-pod needs image= in %q", line)
 		}
@@ -306,7 +364,7 @@ func ParseAction(line string) (Action, error) {
 		if err = need(2); err != nil {
 			return a, err
 		}
-		a.Who, a.Key = pos[0], pos[1]
+		a.Who, a.Key = pos[0], NormalizeKey(pos[0], pos[1])
 		if v, ok := kv["crash-after"]; ok {
 			a.CrashAfter, err = num(v)
 		}

@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // Component names, as they appear in actions and traces.
 const (
@@ -10,6 +13,7 @@ const (
 	EndpointsController  = "endpoints-controller"
 	NodeLifecycle        = "node-lifecycle-controller"
 	GarbageCollector     = "garbage-collector"
+	NamespaceController  = "namespace-controller"
 	kubeletPrefix        = "kubelet/"
 	proxyPrefix          = "kube-proxy/"
 )
@@ -63,6 +67,10 @@ func (s kindSet) list() []Kind {
 // turns into queue keys, and how it reconciles one key.
 type role struct {
 	watches kindSet
+	// keyKind is the kind its queue keys name (namespace/name or a
+	// cluster-scoped name); refKeys: keys are "<resource>/<key>" instead.
+	keyKind Kind
+	refKeys bool
 	// keys returns the queue keys an event concerns, reading the view after
 	// the event has been applied.
 	keys func(m *Memory, e WatchEvent) []string
@@ -70,6 +78,22 @@ type role struct {
 	resync func(m *Memory, h Host) []string
 	// reconcile makes the component's writes for one key.
 	reconcile func(m *Memory, h Host, w Writer, key string)
+}
+
+// NormalizeKey reads a queue key of a component as a script may write it:
+// a namespaced object's key with no namespace is in DefaultNamespace.
+func NormalizeKey(component, key string) string {
+	r := roleOf(component)
+	switch {
+	case r == nil:
+		return key
+	case r.refKeys:
+		if ref, ok := ParseRef(key); ok {
+			return ref.Kind.Resource() + "/" + ref.Key()
+		}
+		return key
+	}
+	return RefTo(r.keyKind, key).Key()
 }
 
 func roleOf(name string) *role {
@@ -86,6 +110,8 @@ func roleOf(name string) *role {
 		return &nodeLifecycleRole
 	case name == GarbageCollector:
 		return &gcRole
+	case name == NamespaceController:
+		return &namespaceRole
 	case strings.HasPrefix(name, kubeletPrefix):
 		return &kubeletRole
 	case strings.HasPrefix(name, proxyPrefix):
@@ -116,6 +142,12 @@ type component struct {
 	// reconcile failed: the rate-limited requeue of a work queue. A fair
 	// schedule serves fresh work first.
 	retry map[string]bool
+	// idle marks retried keys whose reconcile asked to be retried without
+	// writing anything (a poll that found nothing to do yet, as the
+	// namespace controller's while its content goes), with the store
+	// revision then: the fair schedule offers them again only once the
+	// store has moved on.
+	idle map[string]int64
 
 	// apiErr is an armed transient API error (fault api-error): the HTTP
 	// code the component's next store write fails with.
@@ -137,6 +169,7 @@ func newComponent(name string) *component {
 		kinds:  roleOf(name).watches.list(),
 		queued: make(map[string]bool),
 		retry:  make(map[string]bool),
+		idle:   make(map[string]int64),
 	}
 }
 
@@ -148,6 +181,7 @@ func (c *component) clone() *component {
 	for k, v := range c.queued {
 		d.queued[k] = v
 	}
+	d.idle = maps.Clone(c.idle)
 	d.retry = make(map[string]bool, len(c.retry))
 	for k, v := range c.retry {
 		d.retry[k] = v
@@ -160,6 +194,7 @@ func (c *component) enqueue(key string) {
 		return
 	}
 	delete(c.retry, key)
+	delete(c.idle, key)
 	if c.queued[key] {
 		return
 	}
@@ -194,6 +229,7 @@ func (c *component) crash() {
 	c.queue = nil
 	c.queued = make(map[string]bool)
 	c.retry = make(map[string]bool)
+	c.idle = make(map[string]int64)
 	c.apiErr = 0
 	c.broken = true
 	c.travel = false

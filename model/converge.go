@@ -52,6 +52,9 @@ func (st *State) NextQuiesceStep() (Action, bool) {
 				continue
 			}
 			for _, k := range c.queue {
+				if rev, idle := c.idle[k]; retries && idle && rev == st.store.rev {
+					continue // a poll that would find the store as it left it
+				}
 				if c.retry[k] == retries {
 					return Action{Op: OpReconcile, Who: n, Key: k}, true
 				}
@@ -116,17 +119,20 @@ func notConverged(format string, args ...any) error {
 // pods, and nothing is orphaned or terminating, but for objects a user's
 // finalizer holds: nothing in the control plane can let those go.
 func Converged(s *Snapshot) error {
-	live := func(ow Owner) bool {
-		cur := s.Objects[Ref{ow.Kind, ow.Name}]
-		return cur != nil && cur.meta().UID == ow.UID
+	live := func(m *Meta) bool {
+		cur := s.Objects[OwnerRef(m)]
+		return cur != nil && cur.meta().UID == m.Owner.UID
 	}
 	held := heldByUsers(s.Objects)
 	for _, o := range s.Objects {
 		m := o.meta()
-		if m.Deleting && !held[m.UID] {
+		if ns := m.Namespace; ns != "" && ns != DefaultNamespace && s.Objects[Ref{Kind: KindNamespace, Name: ns}] == nil {
+			return notConverged("%s is left in namespace %s, which is gone", RefOf(o), ns)
+		}
+		if m.Deleting && !held[m.UID] && !(o.Kind() == KindNamespace && namespaceHeld(s.Objects, m.Name, held)) {
 			return notConverged("%s is still terminating", RefOf(o))
 		}
-		if m.Owner.UID != 0 && !live(m.Owner) && !held[m.UID] {
+		if m.Owner.UID != 0 && !live(m) && !held[m.UID] {
 			return notConverged("%s is an orphan", RefOf(o))
 		}
 		if n, _ := o.(*Node); n != nil && !n.Ready {
@@ -135,7 +141,7 @@ func Converged(s *Snapshot) error {
 	}
 	running := map[int64]Container{}
 	for _, c := range s.Containers {
-		p, _ := s.Objects[Ref{KindPod, c.Pod}].(*Pod)
+		p, _ := s.Objects[RefTo(KindPod, c.Pod)].(*Pod)
 		if !c.Running || p == nil || p.UID != c.PodUID || p.NodeName != c.Node {
 			return notConverged("container %s is left over", c.ID)
 		}
@@ -147,7 +153,7 @@ func Converged(s *Snapshot) error {
 			continue // held by a user's finalizer: its kubelet has stopped it
 		}
 		if _, ok := running[p.UID]; !ok || !p.Ready || p.Phase != PhaseRunning {
-			return notConverged("pod %s is not running and ready", p.Name)
+			return notConverged("pod %s is not running and ready", KeyOf(p))
 		}
 	}
 	for _, o := range s.List(KindDeployment) {
@@ -209,19 +215,19 @@ func serviceConverged(s *Snapshot) error {
 		svc := o.(*Service)
 		var addrs []Address
 		for _, po := range s.List(KindPod) {
-			if p := po.(*Pod); Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting {
+			if p := po.(*Pod); p.Namespace == svc.Namespace && Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting {
 				addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 			}
 		}
-		ep, _ := s.Objects[Ref{KindEndpoints, svc.Name}].(*Endpoints)
+		ep, _ := s.Objects[Ref{KindEndpoints, svc.Namespace, svc.Name}].(*Endpoints)
 		if ep == nil || !slices.Equal(ep.Addresses, addrs) || ep.Port != EndpointsPort(svc, addrs) {
-			return notConverged("endpoints/%s does not list the ready pods", svc.Name)
+			return notConverged("endpoints/%s does not list the ready pods", KeyOf(svc))
 		}
-		want[svc.Name] = RuleFor(svc, ep)
+		want[KeyOf(svc)] = RuleFor(svc, ep)
 	}
 	for _, o := range s.List(KindEndpoints) {
-		if s.Objects[Ref{KindService, o.meta().Name}] == nil {
-			return notConverged("endpoints/%s has no Service", o.meta().Name)
+		if s.Objects[Ref{KindService, o.meta().Namespace, o.meta().Name}] == nil {
+			return notConverged("endpoints/%s has no Service", KeyOf(o))
 		}
 	}
 	for node, rules := range s.Rules {

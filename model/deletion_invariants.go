@@ -12,12 +12,17 @@ func checkDeletion(stored storedBefore, s *Snapshot, w Write) error {
 		return nil
 	}
 	if w.Verb == VerbCreate && w.OwnerDeleting {
-		ow := w.After.meta().Owner
 		return violation("no controller creates a dependent of an owner being deleted",
-			"%s created %s for %s, which its view showed being deleted", w.Actor, w.Ref, Ref{ow.Kind, ow.Name})
+			"%s created %s for %s, which its view showed being deleted", w.Actor, w.Ref, OwnerRef(w.After.meta()))
 	}
 	if w.Before == nil {
 		return nil
+	}
+	if w.Ref.Kind == KindNamespace && w.After == nil {
+		if o := objectIn(s.Objects, w.Ref.Name); o != nil {
+			return violation("a Terminating namespace ends empty, and then it is gone",
+				"%s removed %s while %s remains in it", w.Actor, w.Ref, RefOf(o))
+		}
 	}
 	bm := w.Before.meta()
 	if w.Verb == VerbDelete && w.After == nil {
@@ -50,6 +55,16 @@ func checkDeletion(stored storedBefore, s *Snapshot, w Write) error {
 				return violation("an orphaned dependent keeps existing",
 					"%s, a dependent of orphan-deleted %s, is gone", r, w.Ref)
 			}
+		}
+	}
+	return nil
+}
+
+// objectIn is an object of objs in namespace ns, nil if none.
+func objectIn(objs map[Ref]Obj, ns string) Obj {
+	for _, o := range objs {
+		if o.meta().Namespace == ns {
+			return o
 		}
 	}
 	return nil

@@ -1,18 +1,19 @@
 package model
 
 // The deployment controller: watches Deployments and ReplicaSets; a key is
-// a Deployment name. It creates the ReplicaSet for the current template and
+// a Deployment's namespace/name. It creates the ReplicaSet for the current template and
 // rolls replicas from old ReplicaSets to it within maxSurge and
 // maxUnavailable, as upstream's rolloutRolling does, one phase per reconcile.
 var deploymentRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet),
+	keyKind: KindDeployment,
 	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Deployment:
-			return []string{o.Name}
+			return []string{KeyOf(o)}
 		case *ReplicaSet:
 			if o.Owner.Kind == KindDeployment && o.Owner.UID != 0 {
-				return []string{o.Owner.Name}
+				return []string{OwnerRef(&o.Meta).Key()}
 			}
 			if o.Owner.UID == 0 && e.Type != Deleted {
 				return adopters(c, o)
@@ -20,14 +21,15 @@ var deploymentRole = role{
 		}
 		return nil
 	},
-	resync:    func(c *Memory, h Host) []string { return names(c.List(KindDeployment)) },
+	resync:    func(c *Memory, h Host) []string { return keys(c.List(KindDeployment)) },
 	reconcile: reconcileDeployment,
 }
 
-func names(os []Obj) []string {
+// keys are the objects' keys.
+func keys(os []Obj) []string {
 	out := make([]string, len(os))
 	for i, o := range os {
-		out[i] = o.meta().Name
+		out[i] = KeyOf(o)
 	}
 	return out
 }
@@ -79,7 +81,7 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 			n = max(0, min(d.Replicas, d.Replicas+surge-total))
 		}
 		rs := &ReplicaSet{
-			Meta:         Meta{Name: ReplicaSetName(d.Name, hash), Labels: withHash(d.PodLabels, hash), Owner: Owner{KindDeployment, d.Name, d.UID}},
+			Meta:         Meta{Name: ReplicaSetName(d.Name, hash), Namespace: d.Namespace, Labels: withHash(d.PodLabels, hash), Owner: Owner{KindDeployment, d.Name, d.UID}},
 			Replicas:     n,
 			Image:        d.Image,
 			PodLabels:    withHash(d.PodLabels, hash),
@@ -180,8 +182,8 @@ func withHash(labels map[string]string, hash string) map[string]string {
 func adopters(c *Memory, rs *ReplicaSet) []string {
 	var out []string
 	for _, o := range c.List(KindDeployment) {
-		if d := o.(*Deployment); !d.Deleting && Matches(d.PodLabels, rs.Labels) {
-			out = append(out, d.Name)
+		if d := o.(*Deployment); !d.Deleting && d.Namespace == rs.Namespace && Matches(d.PodLabels, rs.Labels) {
+			out = append(out, KeyOf(d))
 		}
 	}
 	return out
@@ -196,7 +198,7 @@ func adopters(c *Memory, rs *ReplicaSet) []string {
 func adoptReplicaSet(c *Memory, h Host, t Writer, d *Deployment) bool {
 	for _, o := range c.List(KindReplicaSet) {
 		rs := o.(*ReplicaSet)
-		if rs.Owner.UID != 0 || rs.Deleting || !Matches(d.PodLabels, rs.Labels) {
+		if rs.Owner.UID != 0 || rs.Deleting || rs.Namespace != d.Namespace || !Matches(d.PodLabels, rs.Labels) {
 			continue
 		}
 		if cur := h.Live(RefOf(d)); cur == nil || cur.meta().UID != d.UID || cur.meta().Deleting {

@@ -12,7 +12,7 @@ func (st *State) enabled(a Action) bool {
 		return true
 	case OpHeartbeat:
 		c := st.comps[KubeletName(a.Who)]
-		n, _ := st.store.get(Ref{KindNode, a.Who}).(*Node)
+		n, _ := st.store.get(Ref{Kind: KindNode, Name: a.Who}).(*Node)
 		return c != nil && !c.down && n != nil && (n.Heartbeat < st.now || !n.Ready)
 	case OpCrashContainer:
 		for _, c := range st.Containers(a.Who) {

@@ -3,21 +3,23 @@ package model
 import "slices"
 
 // The endpoints controller: watches Services, Pods and Endpoints; a key is a
-// Service name. Endpoints list the ready, non-terminating pods the Service
-// selects, sorted by name; they go when the Service goes.
+// Service's namespace/name. Endpoints list the ready, non-terminating pods
+// of its namespace the Service selects, sorted by name; they go when the
+// Service goes.
 var endpointsRole = role{
 	watches: kinds(KindService, KindPod, KindEndpoints),
+	keyKind: KindService,
 	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Service:
-			return []string{o.Name}
+			return []string{KeyOf(o)}
 		case *Endpoints:
-			return []string{o.Name}
+			return []string{KeyOf(o)}
 		case *Pod:
 			var out []string
 			for _, s := range c.List(KindService) {
-				if Matches(s.(*Service).Selector, o.Labels) {
-					out = append(out, s.meta().Name)
+				if s := s.(*Service); s.Namespace == o.Namespace && Matches(s.Selector, o.Labels) {
+					out = append(out, KeyOf(s))
 				}
 			}
 			return out
@@ -25,7 +27,7 @@ var endpointsRole = role{
 		return nil
 	},
 	resync: func(c *Memory, h Host) []string {
-		return append(names(c.List(KindService)), names(c.List(KindEndpoints))...)
+		return append(keys(c.List(KindService)), keys(c.List(KindEndpoints))...)
 	},
 	reconcile: reconcileEndpoints,
 }
@@ -42,14 +44,14 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 	var addrs []Address
 	for _, o := range c.List(KindPod) {
 		p := o.(*Pod)
-		if Matches(s.Selector, p.Labels) && p.Ready && p.PodIP != "" && !p.Deleting {
+		if p.Namespace == s.Namespace && Matches(s.Selector, p.Labels) && p.Ready && p.PodIP != "" && !p.Deleting {
 			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}
 	port := EndpointsPort(s, addrs)
 	switch {
 	case ep == nil:
-		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: port})
+		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Namespace: s.Namespace, Labels: s.Labels}, Addresses: addrs, Port: port})
 	case !slices.Equal(ep.Addresses, addrs) || ep.Port != port:
 		n := ep.shallow().(*Endpoints)
 		n.Addresses, n.Port = addrs, port

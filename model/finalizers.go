@@ -108,7 +108,7 @@ func OwnerDeletingIn(view *Memory, o Obj) bool {
 	if view == nil || ow.UID == 0 {
 		return false
 	}
-	cur := view.Get(ow.Kind, ow.Name)
+	cur := view.GetRef(OwnerRef(o.meta()))
 	return cur != nil && cur.meta().UID == ow.UID && cur.meta().Deleting
 }
 
@@ -116,6 +116,21 @@ func OwnerDeletingIn(view *Memory, o Obj) bool {
 // which a delete's policy may drop.
 func userFinalizers(m *Meta) []string {
 	return withoutFinalizer(withoutFinalizer(m.Finalizers, FinalizerOrphan), FinalizerForeground)
+}
+
+// namespaceHeld: something is left in namespace ns, and users' finalizers
+// hold all of it, so the namespace stays Terminating.
+func namespaceHeld(objs map[Ref]Obj, ns string, held map[int64]bool) bool {
+	any := false
+	for _, o := range objs {
+		if o.meta().Namespace == ns {
+			if !held[o.meta().UID] {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
 }
 
 // heldByUsers are the objects a user's finalizer holds, directly or

@@ -3,7 +3,7 @@ package model
 import "strings"
 
 // The garbage collector: watches Deployments, ReplicaSets and Pods; a key is
-// "<resource>/<name>" of an object it has work for:
+// "<resource>/<namespace>/<name>" of an object it has work for:
 //   - a dependent whose controller owner is gone (no object with that name
 //     and UID) is deleted in the background. Before deleting it checks the
 //     owner with a live read, because a stale view may simply not show a
@@ -19,10 +19,11 @@ import "strings"
 // owner's finalizer.
 var gcRole = role{
 	watches: kinds(KindDeployment, KindReplicaSet, KindPod),
+	refKeys: true,
 	keys: func(c *Memory, e WatchEvent) []string {
 		var out []string
 		m := e.Obj.meta()
-		if m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m.Owner) {
+		if m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m) {
 			out = append(out, RefOf(e.Obj).String())
 		}
 		if e.Type != Deleted && gcFinalizing(m) {
@@ -30,7 +31,7 @@ var gcRole = role{
 		}
 		// A dependent of a foreground deletion changed: its owner may be
 		// free to go.
-		if ow := c.Get(m.Owner.Kind, m.Owner.Name); m.Owner.UID != 0 && ow != nil && ow.meta().UID == m.Owner.UID && gcFinalizing(ow.meta()) {
+		if ow := c.GetRef(OwnerRef(m)); m.Owner.UID != 0 && ow != nil && ow.meta().UID == m.Owner.UID && gcFinalizing(ow.meta()) {
 			out = append(out, RefOf(ow).String())
 		}
 		if e.Type == Deleted {
@@ -45,7 +46,7 @@ var gcRole = role{
 		for _, k := range []Kind{KindDeployment, KindReplicaSet, KindPod} {
 			for _, o := range c.List(k) {
 				m := o.meta()
-				if (m.Owner.UID != 0 && !ownerInView(c, m.Owner)) || gcFinalizing(m) {
+				if (m.Owner.UID != 0 && !ownerInView(c, m)) || gcFinalizing(m) {
 					out = append(out, RefOf(o).String())
 				}
 			}
@@ -60,9 +61,10 @@ func gcFinalizing(m *Meta) bool {
 	return m.Deleting && (m.HasFinalizer(FinalizerOrphan) || m.HasFinalizer(FinalizerForeground))
 }
 
-func ownerInView(c *Memory, ow Owner) bool {
-	cur := c.Get(ow.Kind, ow.Name)
-	return cur != nil && cur.meta().UID == ow.UID
+// ownerInView: the view shows the owner of the object with metadata m.
+func ownerInView(c *Memory, m *Meta) bool {
+	cur := c.GetRef(OwnerRef(m))
+	return cur != nil && cur.meta().UID == m.Owner.UID
 }
 
 // dependentsInView are the ReplicaSets and Pods whose controller has uid.
@@ -78,11 +80,16 @@ func dependentsInView(c *Memory, uid int64) []Obj {
 	return out
 }
 
-// ParseRef reads "<resource>/<name>".
+// ParseRef reads "<resource>/<namespace>/<name>" ("<resource>/<name>" for
+// a cluster-scoped kind, or for the default namespace).
 func ParseRef(s string) (Ref, bool) {
-	res, name, ok := strings.Cut(s, "/")
+	res, key, ok := strings.Cut(s, "/")
 	k, known := KindOf(res)
-	return Ref{k, name}, ok && known && name != ""
+	if !ok || !known {
+		return Ref{}, false
+	}
+	r := RefTo(k, key)
+	return r, r.Name != "" && !strings.Contains(r.Name, "/") && (r.Namespace != "" || !k.Namespaced())
 }
 
 func reconcileGC(c *Memory, h Host, t Writer, key string) {
@@ -90,7 +97,7 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 	if !ok {
 		return
 	}
-	o := c.Get(r.Kind, r.Name)
+	o := c.GetRef(r)
 	if o == nil {
 		return
 	}
@@ -101,12 +108,10 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 	if o.meta().Deleting || o.meta().Owner.UID == 0 {
 		return
 	}
-	ow := o.meta().Owner
-	ownerRef := Ref{ow.Kind, ow.Name}
-	if ownerInView(c, ow) {
+	if ownerInView(c, o.meta()) {
 		return
 	}
-	if cur := h.Live(ownerRef); cur != nil && cur.meta().UID == ow.UID {
+	if cur := h.Live(OwnerRef(o.meta())); cur != nil && cur.meta().UID == o.meta().Owner.UID {
 		return
 	}
 	t.Delete(o)

@@ -68,20 +68,20 @@ func (c *Checker) checkWrite(s *Snapshot, w Write) error {
 			return violation("a pod is bound at most once", "%s moved from %s to %s by %s", w.Ref, before.NodeName, p.NodeName, w.Actor)
 		}
 		if p.NodeName != "" && (before == nil || before.NodeName == "") {
-			n, _ := s.Objects[Ref{KindNode, p.NodeName}].(*Node)
+			n, _ := s.Objects[Ref{Kind: KindNode, Name: p.NodeName}].(*Node)
 			if n == nil || !n.Ready {
 				return violation("pods bind only to Ready nodes", "%s bound to %s", w.Ref, p.NodeName)
 			}
 		}
 		if p.Ready {
-			c.everReady[p.Name] = true
+			c.everReady[KeyOf(p)] = true
 		}
 	}
 	if w.Actor == GarbageCollector && w.Verb == VerbDelete && w.Before != nil {
-		if ow := w.Before.meta().Owner; ow.UID != 0 {
-			cur := s.Objects[Ref{ow.Kind, ow.Name}]
-			if cur != nil && cur.meta().UID == ow.UID && !(cur.meta().Deleting && cur.meta().HasFinalizer(FinalizerForeground)) {
-				return violation("the garbage collector deletes only orphans and a foreground deletion's dependents", "%s deleted while its owner %s exists", w.Ref, Ref{ow.Kind, ow.Name})
+		if bm := w.Before.meta(); bm.Owner.UID != 0 {
+			cur := s.Objects[OwnerRef(bm)]
+			if cur != nil && cur.meta().UID == bm.Owner.UID && !(cur.meta().Deleting && cur.meta().HasFinalizer(FinalizerForeground)) {
+				return violation("the garbage collector deletes only orphans and a foreground deletion's dependents", "%s deleted while its owner %s exists", w.Ref, OwnerRef(bm))
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func (c *Checker) learn(s *Snapshot) {
 		switch x := o.(type) {
 		case *Pod:
 			if x.Ready {
-				c.everReady[x.Name] = true
+				c.everReady[KeyOf(x)] = true
 			}
 		case *ReplicaSet:
 			c.rsMax[x.UID] = max(c.rsMax[x.UID], x.Replicas)
@@ -142,8 +142,8 @@ func (c *Checker) checkState(s *Snapshot) error {
 	}
 	for _, o := range s.List(KindEndpoints) {
 		for _, a := range o.(*Endpoints).Addresses {
-			if !c.everReady[a.Pod] {
-				return violation("endpoints name only pods that were ready", "endpoints/%s lists %s, never ready", o.meta().Name, a.Pod)
+			if !c.everReady[Key(o.meta().Namespace, a.Pod)] {
+				return violation("endpoints name only pods that were ready", "endpoints/%s lists %s, never ready", KeyOf(o), a.Pod)
 			}
 		}
 	}
@@ -152,9 +152,9 @@ func (c *Checker) checkState(s *Snapshot) error {
 		if p := o.(*Pod); p.NodeName != "" && p.PodIP != "" {
 			key := p.NodeName + "/" + p.PodIP
 			if other, dup := ips[key]; dup {
-				return violation("pods on a node have distinct addresses", "%s and %s both have %s on %s", other, p.Name, p.PodIP, p.NodeName)
+				return violation("pods on a node have distinct addresses", "%s and %s both have %s on %s", other, KeyOf(p), p.PodIP, p.NodeName)
 			}
-			ips[key] = p.Name
+			ips[key] = KeyOf(p)
 		}
 	}
 	running := map[int64]string{}
@@ -162,7 +162,7 @@ func (c *Checker) checkState(s *Snapshot) error {
 		if !ctr.Running {
 			continue
 		}
-		p, _ := s.Objects[Ref{KindPod, ctr.Pod}].(*Pod)
+		p, _ := s.Objects[RefTo(KindPod, ctr.Pod)].(*Pod)
 		if p == nil || p.UID != ctr.PodUID || p.NodeName != ctr.Node {
 			return violation("a kubelet runs containers only for pods bound to its node", "container %s runs on %s", ctr.ID, ctr.Node)
 		}

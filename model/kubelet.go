@@ -3,15 +3,16 @@ package model
 import "strconv"
 
 // The kubelet of one node: watches Pods and acts on those bound to its node.
-// A key is a pod name. It makes the runtime match the pod (start, restart,
+// A key is a pod's namespace/name. It makes the runtime match the pod (start, restart,
 // stop, kill orphans), reports status, and removes a terminating pod once its
 // container is stopped. Its runtime outlives it: a restarted kubelet adopts
 // running containers by listing the runtime.
 var kubeletRole = role{
 	watches: kinds(KindPod),
+	keyKind: KindPod,
 	keys: func(c *Memory, e WatchEvent) []string {
 		if p := e.Obj.(*Pod); p.NodeName == c.Node {
-			return []string{p.Name}
+			return []string{KeyOf(p)}
 		}
 		return nil
 	},
@@ -19,7 +20,7 @@ var kubeletRole = role{
 		var out []string
 		for _, o := range c.List(KindPod) {
 			if o.(*Pod).NodeName == c.Node {
-				out = append(out, o.meta().Name)
+				out = append(out, KeyOf(o))
 			}
 		}
 		for _, ctr := range h.Containers(c.Node) {
@@ -30,7 +31,8 @@ var kubeletRole = role{
 	reconcile: reconcileKubelet,
 }
 
-// ContainerID is the runtime ID of a pod's container for one attempt.
+// ContainerID is the runtime ID of a pod's container for one attempt; pod
+// is the pod's key (namespace/name).
 func ContainerID(node, pod string, attempt int) string {
 	return node + "/" + pod + "/" + strconv.Itoa(attempt)
 }
@@ -80,7 +82,7 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 			attempt = p.Restarts + 1
 		}
 		// Starting replaces the pod's exited container, if any.
-		ctr := Container{ID: ContainerID(c.Node, p.Name, attempt), Node: c.Node, Pod: p.Name, PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true, IP: podIP(c, h, p, exited)}
+		ctr := Container{ID: ContainerID(c.Node, KeyOf(p), attempt), Node: c.Node, Pod: KeyOf(p), PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true, IP: podIP(c, h, p, exited)}
 		if !t.StartContainer(ctr) {
 			return
 		}
@@ -115,12 +117,12 @@ func podIP(c *Memory, h Host, p *Pod, ctr *Container) string {
 func freeSlot(c *Memory, h Host, index int, p *Pod) int {
 	used := map[string]bool{}
 	for o := range c.Each(KindPod) { // a set: the order does not matter
-		if q := o.(*Pod); q.NodeName == c.Node && q.Name != p.Name && q.PodIP != "" {
+		if q := o.(*Pod); q.NodeName == c.Node && q != p && KeyOf(q) != KeyOf(p) && q.PodIP != "" {
 			used[q.PodIP] = true
 		}
 	}
 	for _, ctr := range h.Containers(c.Node) {
-		if ctr.Pod != p.Name && ctr.IP != "" {
+		if ctr.Pod != KeyOf(p) && ctr.IP != "" {
 			used[ctr.IP] = true
 		}
 	}

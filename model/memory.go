@@ -14,8 +14,8 @@ import (
 type Memory struct {
 	Name string
 	Node string // for per-node components
-	// view holds the objects its informers delivered, per kind by name;
-	// names holds their names in order once a List has asked (built), kept
+	// view holds the objects its informers delivered, per kind by key
+	// (namespace/name); names holds their keys in order once a List has asked (built), kept
 	// up to date by Put and Remove: the components list on every reconcile,
 	// and sorting thousands of pods each time was most of their cost.
 	view  [NumKinds]map[string]Obj
@@ -81,8 +81,12 @@ func (m *Memory) Clear() {
 	m.owned, m.ownedBuilt = nil, false
 }
 
-// Get returns the viewed object (nil if absent).
-func (m *Memory) Get(k Kind, name string) Obj { return m.view[k][name] }
+// Get returns the viewed object of kind k under key (namespace/name, or
+// the name of a cluster-scoped object), nil if absent.
+func (m *Memory) Get(k Kind, key string) Obj { return m.view[k][key] }
+
+// GetRef returns the viewed object r names (nil if absent).
+func (m *Memory) GetRef(r Ref) Obj { return m.view[r.Kind][r.Key()] }
 
 // Len is the number of viewed objects.
 func (m *Memory) Len() int {
@@ -93,7 +97,8 @@ func (m *Memory) Len() int {
 	return n
 }
 
-// List returns the view's objects of one kind in name order. The slice is
+// List returns the view's objects of one kind in key order (by namespace,
+// then name). The slice is
 // the caller's.
 func (m *Memory) List(k Kind) []Obj {
 	m.build(k)
@@ -129,7 +134,7 @@ func (m *Memory) Objects() []Obj {
 
 // Put adds or replaces an object in the view.
 func (m *Memory) Put(o Obj) {
-	k, name := o.Kind(), o.meta().Name
+	k, name := o.Kind(), KeyOf(o)
 	if m.view[k] == nil {
 		m.view[k] = map[string]Obj{}
 	}
@@ -149,15 +154,16 @@ func (m *Memory) Put(o Obj) {
 
 // Remove drops an object from the view.
 func (m *Memory) Remove(r Ref) {
-	old, had := m.view[r.Kind][r.Name]
+	key := r.Key()
+	old, had := m.view[r.Kind][key]
 	if !had {
 		return
 	}
-	delete(m.view[r.Kind], r.Name)
+	delete(m.view[r.Kind], key)
 	m.count(old, -1)
 	m.own(old, -1)
 	if m.built[r.Kind] {
-		if i, found := slices.BinarySearch(m.names[r.Kind], r.Name); found {
+		if i, found := slices.BinarySearch(m.names[r.Kind], key); found {
 			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
 		}
 	}
@@ -184,7 +190,7 @@ func (m *Memory) own(o Obj, sign int) {
 	}
 	byName := m.owned[p.Owner.UID]
 	if sign < 0 {
-		delete(byName, p.Name)
+		delete(byName, KeyOf(p))
 		if len(byName) == 0 {
 			delete(m.owned, p.Owner.UID)
 		}
@@ -197,7 +203,7 @@ func (m *Memory) own(o Obj, sign int) {
 		byName = map[string]*Pod{}
 		m.owned[p.Owner.UID] = byName
 	}
-	byName[p.Name] = p
+	byName[KeyOf(p)] = p
 }
 
 // count adds (sign +1) or takes away (-1) what pod o, if bound, requests
@@ -224,7 +230,7 @@ func (m *Memory) count(o Obj, sign int) {
 // Apply puts an event into the view and advances that kind's revision. It
 // returns what the view held under the event's name before (WatchEvent.Old).
 func (m *Memory) Apply(e WatchEvent) (old Obj) {
-	old = m.view[e.Obj.Kind()][e.Obj.meta().Name]
+	old = m.view[e.Obj.Kind()][KeyOf(e.Obj)]
 	if e.Type == Deleted {
 		m.Remove(RefOf(e.Obj))
 	} else {
@@ -295,6 +301,9 @@ type Writer interface {
 	SetRule(service string, r Rule) bool
 	DeleteRule(service string) bool
 	Stopped() bool
+	// Retry ends the reconcile as unfinished, as a Reconciler returning an
+	// error: the key is requeued with backoff.
+	Retry()
 }
 
 // Keys returns the queue keys an event concerns for a component, reading

@@ -17,7 +17,7 @@ func TestOwnedPodsFollowsTheView(t *testing.T) {
 		name := fmt.Sprintf("p-%d", rnd.IntN(40))
 		switch rnd.IntN(4) {
 		case 0:
-			m.Remove(Ref{KindPod, name})
+			m.Remove(Ref{Kind: KindPod, Name: name})
 		default:
 			m.Put(&Pod{Meta: Meta{Name: name, UID: int64(i + 1), Owner: Owner{Kind: KindReplicaSet, UID: int64(rnd.IntN(4))}}})
 		}

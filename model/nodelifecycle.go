@@ -15,6 +15,7 @@ const (
 // longer exists are deleted at once (upstream's pod GC).
 var nodeLifecycleRole = role{
 	watches: kinds(KindNode, KindPod),
+	keyKind: KindNode,
 	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Node:
@@ -53,7 +54,7 @@ func reconcileNodeLifecycle(c *Memory, h Host, t Writer, key string) {
 	if n == nil {
 		// Live read before a force delete: a stale view must not remove the
 		// pods of a node that exists.
-		if h.Live(Ref{KindNode, key}) != nil {
+		if h.Live(Ref{Kind: KindNode, Name: key}) != nil {
 			return
 		}
 		for _, p := range podsOn(c, key) {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Kind names an object type in the store.
@@ -16,10 +17,15 @@ const (
 	KindNode
 	KindService
 	KindEndpoints
+	KindNamespace
 	numKinds
 )
 
-var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints"}
+var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints", "namespaces"}
+
+// Namespaced tells whether objects of the kind live in a namespace (nodes
+// and namespaces do not).
+func (k Kind) Namespaced() bool { return k != KindNode && k != KindNamespace }
 
 // Resource is the Kubernetes resource name (plural, lower case).
 func (k Kind) Resource() string {
@@ -39,14 +45,60 @@ func KindOf(resource string) (Kind, bool) {
 	return 0, false
 }
 
-// Ref identifies an object. The model has one namespace, "default";
-// nodes are cluster-scoped.
+// DefaultNamespace is where objects go when no namespace is named, as
+// kubectl's default. It always exists and may not be deleted.
+const DefaultNamespace = "default"
+
+// Ref identifies an object: its kind, its namespace ("" for cluster-scoped
+// kinds) and its name.
 type Ref struct {
-	Kind Kind
-	Name string
+	Kind      Kind
+	Namespace string
+	Name      string
 }
 
-func (r Ref) String() string { return r.Kind.Resource() + "/" + r.Name }
+// Key is the object's key as client-go's MetaNamespaceKeyFunc makes it:
+// namespace/name, or name alone for a cluster-scoped object. Components'
+// views and queues are keyed by it.
+func (r Ref) Key() string { return Key(r.Namespace, r.Name) }
+
+func (r Ref) String() string { return r.Kind.Resource() + "/" + r.Key() }
+
+// Key is namespace/name, or name when namespace is "".
+func Key(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// SplitKey splits a key into namespace and name; a key with no namespace
+// has namespace "".
+func SplitKey(key string) (namespace, name string) {
+	if ns, n, ok := strings.Cut(key, "/"); ok {
+		return ns, n
+	}
+	return "", key
+}
+
+// RefTo is the Ref of kind k under key. A namespaced kind's key that names
+// no namespace is in DefaultNamespace; a cluster-scoped kind's key is its
+// name.
+func RefTo(k Kind, key string) Ref {
+	if !k.Namespaced() {
+		return Ref{Kind: k, Name: key}
+	}
+	ns, name := SplitKey(key)
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	return Ref{Kind: k, Namespace: ns, Name: name}
+}
+
+// OwnerRef is the Ref of an object's owner, which lives in its namespace.
+func OwnerRef(m *Meta) Ref {
+	return Ref{Kind: m.Owner.Kind, Namespace: m.Namespace, Name: m.Owner.Name}
+}
 
 // Owner is a controller ownerReference.
 type Owner struct {
@@ -58,12 +110,13 @@ type Owner struct {
 // Meta is common to every object. Objects are immutable once stored: a write
 // stores a new value, so views can share them without copying.
 type Meta struct {
-	Name     string
-	UID      int64 // store-assigned, unique per incarnation (volatile: masked)
-	Version  int64 // store revision of the last write (volatile: masked)
-	Labels   map[string]string
-	Owner    Owner
-	Deleting bool // deletionTimestamp set
+	Name      string
+	Namespace string // "" for cluster-scoped kinds
+	UID       int64  // store-assigned, unique per incarnation (volatile: masked)
+	Version   int64  // store revision of the last write (volatile: masked)
+	Labels    map[string]string
+	Owner     Owner
+	Deleting  bool // deletionTimestamp set
 	// Graceful: deletionGracePeriodSeconds > 0, a pod whose kubelet must
 	// finish the deletion; a Deleting object that is not Graceful goes as
 	// soon as its finalizers are empty.
@@ -82,7 +135,10 @@ type Obj interface {
 func MetaOf(o Obj) *Meta { return o.meta() }
 
 // RefOf is the object's identity.
-func RefOf(o Obj) Ref { return Ref{o.Kind(), o.meta().Name} }
+func RefOf(o Obj) Ref { return Ref{o.Kind(), o.meta().Namespace, o.meta().Name} }
+
+// KeyOf is the object's key (Ref.Key).
+func KeyOf(o Obj) string { return Key(o.meta().Namespace, o.meta().Name) }
 
 // IntOrPercent is maxSurge / maxUnavailable: an absolute count or a percentage
 // of the desired replicas.
@@ -216,6 +272,19 @@ type Service struct {
 func (s *Service) meta() *Meta  { return &s.Meta }
 func (s *Service) Kind() Kind   { return KindService }
 func (s *Service) shallow() Obj { c := *s; return &c }
+
+// Namespace is v1 Namespace. Terminating is its phase once deleted
+// (Meta.Deleting); Finalize is spec.finalizers' "kubernetes": the
+// namespace controller takes it away once the namespace is empty, and
+// only then may the namespace go.
+type Namespace struct {
+	Meta
+	Finalize bool
+}
+
+func (n *Namespace) meta() *Meta  { return &n.Meta }
+func (n *Namespace) Kind() Kind   { return KindNamespace }
+func (n *Namespace) shallow() Obj { c := *n; return &c }
 
 // Address is one ready backend in Endpoints.
 type Address struct {

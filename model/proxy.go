@@ -2,16 +2,18 @@ package model
 
 import "slices"
 
-// kube-proxy of one node: watches Services and Endpoints; a key is a Service
-// name. Its rules table maps each Service to its port and ready backends.
+// kube-proxy of one node: watches Services and Endpoints; a key is a
+// Service's namespace/name. Its rules table maps each Service (by that key)
+// to its port and ready backends.
 // The rules live in the node (like iptables), so they survive a restart.
 var proxyRole = role{
 	watches: kinds(KindService, KindEndpoints),
+	keyKind: KindService,
 	keys: func(c *Memory, e WatchEvent) []string {
-		return []string{e.Obj.meta().Name}
+		return []string{KeyOf(e.Obj)}
 	},
 	resync: func(c *Memory, h Host) []string {
-		out := append(names(c.List(KindService)), names(c.List(KindEndpoints))...)
+		out := append(keys(c.List(KindService)), keys(c.List(KindEndpoints))...)
 		return append(out, sortedKeys(h.Rules(c.Node))...)
 	},
 	reconcile: reconcileProxy,

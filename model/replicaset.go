@@ -3,24 +3,25 @@ package model
 import "sort"
 
 // The replicaset controller: watches ReplicaSets and Pods; a key is a
-// ReplicaSet name. It creates or deletes pods until the ReplicaSet's
+// ReplicaSet's namespace/name. It creates or deletes pods until the ReplicaSet's
 // non-terminating pods number spec.replicas. Expectations make it wait for
 // its own writes to show in its view before it counts again; without them a
 // stale cache makes it create pods twice.
 var replicaSetRole = role{
 	watches: kinds(KindReplicaSet, KindPod),
+	keyKind: KindReplicaSet,
 	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *ReplicaSet:
-			return []string{o.Name}
+			return []string{KeyOf(o)}
 		case *Pod:
 			if o.Owner.Kind == KindReplicaSet && o.Owner.UID != 0 {
-				return []string{o.Owner.Name}
+				return []string{OwnerRef(&o.Meta).Key()}
 			}
 		}
 		return nil
 	},
-	resync:    func(c *Memory, h Host) []string { return names(c.List(KindReplicaSet)) },
+	resync:    func(c *Memory, h Host) []string { return keys(c.List(KindReplicaSet)) },
 	reconcile: reconcileReplicaSet,
 }
 
@@ -68,7 +69,7 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 		batch := make([]Obj, diff)
 		for i := range batch {
 			batch[i] = &Pod{
-				Meta:         Meta{Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
+				Meta:         Meta{Namespace: rs.Namespace, Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
 				Image:        rs.Image,
 				NodeSelector: rs.NodeSelector,
 				CPU:          DefaultPodCPU,

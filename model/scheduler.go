@@ -17,18 +17,20 @@ const (
 	DefaultMaxPods    = 110
 )
 
-// The scheduler: watches Pods and Nodes; a key is an unbound pod's name.
+// The scheduler: watches Pods and Nodes; a key is an unbound pod's
+// namespace/name.
 // Filter: Ready, no NoSchedule/NoExecute taint, nodeSelector, fit (cpu,
 // memory, pod count). Score: least allocated after placing the pod; ties go
 // to the lowest node name. It binds through the binding subresource, a CAS
 // on the pod it saw.
 var schedulerRole = role{
 	watches: kinds(KindPod, KindNode),
+	keyKind: KindPod,
 	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Pod:
 			if o.NodeName == "" && e.Type != Deleted && !o.Deleting {
-				return []string{o.Name}
+				return []string{KeyOf(o)}
 			}
 			if o.NodeName != "" && e.Type == Deleted {
 				// A bound pod's resources are free: retry every pending pod.
@@ -62,7 +64,7 @@ func pendingPods(c *Memory) []string {
 	var out []string
 	for _, o := range c.List(KindPod) {
 		if p := o.(*Pod); p.NodeName == "" && !p.Deleting {
-			out = append(out, p.Name)
+			out = append(out, KeyOf(p))
 		}
 	}
 	return out

@@ -53,12 +53,13 @@ type Field struct{ Name, Value string }
 
 // ownerField renders an owner reference without its UID, which is masked:
 // it says whether the reference still points at the live owner.
-func (s *Snapshot) ownerField(ow Owner) string {
+func (s *Snapshot) ownerField(m *Meta) string {
+	ow := m.Owner
 	if ow.UID == 0 {
 		return ""
 	}
 	v := ow.Kind.Resource() + "/" + ow.Name
-	if cur := s.Objects[Ref{ow.Kind, ow.Name}]; cur == nil || cur.meta().UID != ow.UID {
+	if cur := s.Objects[OwnerRef(m)]; cur == nil || cur.meta().UID != ow.UID {
 		v += " (gone)"
 	}
 	return v
@@ -83,7 +84,7 @@ func (s *Snapshot) Fields(o Obj) []Field {
 	// always keeps fields whose zero value means something (0 replicas).
 	always := func(name string, n int) { f = append(f, Field{name, strconv.Itoa(n)}) }
 	add("metadata.labels", m.Labels)
-	add("metadata.ownerReferences", s.ownerField(m.Owner))
+	add("metadata.ownerReferences", s.ownerField(m))
 	add("metadata.deletionTimestamp", m.Deleting)
 	add("metadata.gracefulDeletion", m.Graceful) // deletionGracePeriodSeconds > 0
 	add("metadata.finalizers", m.Finalizers)
@@ -136,6 +137,10 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		}
 		add("subsets.addresses", as)
 		add("subsets.port", x.Port)
+	case *Namespace:
+		if x.Finalize {
+			add("spec.finalizers", FinalizerKubernetes)
+		}
 	}
 	return f
 }
@@ -187,7 +192,7 @@ func (s *Snapshot) Lines() []string {
 		if refs[i].Kind != refs[j].Kind {
 			return refs[i].Kind < refs[j].Kind
 		}
-		return refs[i].Name < refs[j].Name
+		return refs[i].Key() < refs[j].Key()
 	})
 	var out []string
 	for _, r := range refs {
@@ -202,7 +207,7 @@ func (s *Snapshot) Lines() []string {
 			state = "exited(" + strconv.Itoa(c.ExitCode) + ")"
 		}
 		owner := "pod=" + c.Pod
-		if p, _ := s.Objects[Ref{KindPod, c.Pod}].(*Pod); p == nil || p.UID != c.PodUID {
+		if p, _ := s.Objects[RefTo(KindPod, c.Pod)].(*Pod); p == nil || p.UID != c.PodUID {
 			owner += " (gone)"
 		}
 		out = append(out, "containers/"+c.ID+" "+owner+" image="+c.Image+" "+state)

@@ -39,7 +39,7 @@ type State struct {
 }
 
 // ControlPlane lists the cluster-wide components every State starts with.
-var ControlPlane = []string{DeploymentController, ReplicaSetController, Scheduler, EndpointsController, NodeLifecycle, GarbageCollector}
+var ControlPlane = []string{DeploymentController, ReplicaSetController, Scheduler, EndpointsController, NodeLifecycle, GarbageCollector, NamespaceController}
 
 // New returns an empty cluster with the control-plane components running
 // and no nodes.
@@ -103,7 +103,7 @@ func (st *State) Components() []string { return append([]string(nil), st.names..
 // Get returns the stored object (nil if absent). Objects must not be modified.
 func (st *State) Get(r Ref) Obj { return st.store.get(r) }
 
-// Objects returns the stored objects of one kind, in name order.
+// Objects returns the stored objects of one kind, in key order.
 func (st *State) Objects(k Kind) []Obj {
 	var out []Obj
 	for r, o := range st.store.objs {
@@ -197,11 +197,14 @@ func (st *State) step(a Action) Result {
 			c.crash()
 		} else if t.failed {
 			c.requeue(a.Key)
+			if t.polled && len(t.writes) == 0 {
+				c.idle[a.Key] = st.store.rev
+			}
 		}
 		return Result{Writes: t.writes}
 	case OpHeartbeat:
 		t := &tx{st: st, actor: KubeletName(a.Who), limit: -1}
-		n := st.store.get(Ref{KindNode, a.Who}).(*Node) // a live GET, as the kubelet does
+		n := st.store.get(Ref{Kind: KindNode, Name: a.Who}).(*Node) // a live GET, as the kubelet does
 		t.Update(VerbStatus, n, Heartbeat(n, st.now))
 		return Result{Writes: t.writes}
 	}

@@ -14,6 +14,10 @@ var (
 	ErrNodeNotReady  = errors.New("model: binding target node missing or not ready")
 )
 
+// errorFor is a store error about r, worded as the implementation's
+// writer words it.
+func errorFor(sentinel error, r Ref) error { return fmt.Errorf("%w: %s", sentinel, r) }
+
 // EventType is a watch event type.
 type EventType uint8
 
@@ -48,6 +52,7 @@ const (
 	VerbStatus       Verb = "STATUS"
 	VerbBind         Verb = "BIND"
 	VerbDelete       Verb = "DELETE"
+	VerbFinalize     Verb = "FINALIZE" // a namespace's finalize subresource
 	VerbRuntimeStart Verb = "RUNTIME-START"
 	VerbRuntimeStop  Verb = "RUNTIME-STOP"
 	VerbProxySet     Verb = "PROXY-SET"
@@ -98,7 +103,7 @@ type store struct {
 	objs     map[Ref]Obj
 	nextUID  int64
 	nodes    int            // node registrations so far: the next pod range
-	genNames map[string]int // generateName prefix -> next counter
+	genNames map[string]int // resource/namespace/generateName prefix -> next counter
 	log      []WatchEvent   // log[i] has sequence number logBase+i
 	logBase  int64
 }
@@ -152,8 +157,14 @@ func (s *store) trim(minCursor int64) {
 
 func (s *store) create(o Obj) (int64, error) {
 	r := RefOf(o)
+	if err := s.namespaceOpen(r); err != nil {
+		return 0, err
+	}
 	if _, ok := s.objs[r]; ok {
 		return 0, fmt.Errorf("%w: %s", ErrAlreadyExists, r)
+	}
+	if ns, ok := o.(*Namespace); ok {
+		ns.Finalize = true // spec.finalizers: the namespace controller's
 	}
 	s.nextUID++
 	o.meta().UID = s.nextUID
@@ -163,9 +174,13 @@ func (s *store) create(o Obj) (int64, error) {
 // createGenerated names the object prefix+N with a per-prefix counter that
 // never goes back, skipping names that are taken.
 func (s *store) createGenerated(prefix string, o Obj) (int64, error) {
+	if err := s.namespaceOpen(RefOf(o)); err != nil {
+		return 0, err // no name is used up
+	}
+	counter := o.Kind().Resource() + "/" + o.meta().Namespace + "/" + prefix
 	for {
-		n := s.genNames[prefix]
-		s.genNames[prefix] = n + 1
+		n := s.genNames[counter]
+		s.genNames[counter] = n + 1
 		o.meta().Name = GeneratedName(prefix, n)
 		if _, taken := s.objs[RefOf(o)]; !taken {
 			return s.create(o)
@@ -179,7 +194,7 @@ func (s *store) createGenerated(prefix string, o Obj) (int64, error) {
 // an object being deleted with no finalizers, and no kubelet to wait for,
 // removes it as the apiserver does: the update, then the deletion
 // (removed says so, and rev is the deletion's).
-func (s *store) update(o Obj, expect int64) (rev int64, removed bool, err error) {
+func (s *store) update(verb Verb, o Obj, expect int64) (rev int64, removed bool, err error) {
 	r := RefOf(o)
 	cur, ok := s.objs[r]
 	if !ok {
@@ -193,8 +208,10 @@ func (s *store) update(o Obj, expect int64) (rev int64, removed bool, err error)
 		return 0, false, fmt.Errorf("%w: %s", ErrFinalizerForbidden, r)
 	}
 	m.UID, m.Deleting, m.Graceful = cm.UID, cm.Deleting, cm.Graceful
+	o = namespaceUpdate(verb, cur, o)
+	m = o.meta()
 	rev = s.commit(Modified, o)
-	if m.Deleting && !m.Graceful && len(m.Finalizers) == 0 {
+	if m.Deleting && !m.Graceful && len(m.Finalizers) == 0 && !namespaceFinalizing(o) {
 		return s.commit(Deleted, o), true, nil
 	}
 	return rev, false, nil
@@ -226,7 +243,7 @@ func (s *store) delete(r Ref, expect int64, p Propagation, force bool) (before, 
 	// Only a first delete starts a grace period: one already being deleted
 	// has none left (it would be pending above).
 	graceful := !force && !cm.Deleting && s.needsGracefulDelete(cur)
-	if len(fins) == 0 && !graceful {
+	if len(fins) == 0 && !graceful && !namespaceFinalizing(cur) {
 		return cur, nil, s.commit(Deleted, cur), nil
 	}
 	next := cur.shallow()
@@ -250,6 +267,6 @@ func (s *store) needsGracefulDelete(o Obj) bool {
 	if !ok || p.NodeName == "" {
 		return false
 	}
-	_, nodeExists := s.objs[Ref{KindNode, p.NodeName}]
+	_, nodeExists := s.objs[Ref{Kind: KindNode, Name: p.NodeName}]
 	return nodeExists
 }

@@ -14,10 +14,14 @@ type tx struct {
 	writes []Write
 	limit  int // writes allowed before the crash; <0: no crash
 	failed bool
+	polled bool // Retry ended it
 	comp   *component // the reconciling component, for its armed api-error
 }
 
 var _ Writer = (*tx)(nil)
+
+// Retry ends the reconcile as unfinished: its key is requeued.
+func (t *tx) Retry() { t.failed, t.polled = true, true }
 
 func (t *tx) Stopped() bool {
 	return t.failed || (t.limit >= 0 && len(t.writes) >= t.limit)
@@ -89,7 +93,7 @@ func (t *tx) write(verb Verb, before, after Obj, expect int64) int64 {
 		return 0
 	}
 	ref := RefOf(after)
-	rev, removed, err := t.st.store.update(after, expect)
+	rev, removed, err := t.st.store.update(verb, after, expect)
 	if removed {
 		after = nil // its last finalizer went: the update deleted it
 	}
@@ -107,13 +111,13 @@ func (t *tx) Bind(pod *Pod, node string) int64 {
 	p.NodeName = node
 	var err error
 	var rev int64
-	n, _ := s.get(Ref{KindNode, node}).(*Node)
+	n, _ := s.get(Ref{Kind: KindNode, Name: node}).(*Node)
 	if n == nil || !n.Ready {
 		err = ErrNodeNotReady
 	} else if cur, _ := s.get(RefOf(pod)).(*Pod); cur != nil && cur.NodeName != "" {
 		err = fmt.Errorf("%w: %s", ErrConflict, RefOf(pod))
 	} else {
-		rev, _, err = s.update(p, pod.Version)
+		rev, _, err = s.update(VerbBind, p, pod.Version)
 	}
 	return t.record(Write{Verb: VerbBind, Ref: RefOf(pod), Before: pod, After: okObj(p, err), Rev: rev, Err: err})
 }
@@ -206,6 +210,7 @@ func okObj(o Obj, err error) Obj {
 	return o
 }
 
+// sortObjs sorts by key (namespace, then name), as a list from etcd comes.
 func sortObjs(os []Obj) {
-	sort.Slice(os, func(i, j int) bool { return os[i].meta().Name < os[j].meta().Name })
+	sort.Slice(os, func(i, j int) bool { return KeyOf(os[i]) < KeyOf(os[j]) })
 }

@@ -17,12 +17,15 @@ type UserWrite struct {
 // create-pod, delete and add- and remove-finalizer from the current object (nil if absent). A nil
 // write with a nil error means nothing to change. Both drivers use it.
 func UserIntent(a Action, cur Obj) (*UserWrite, error) {
+	target := a.Target()
 	switch a.Op {
 	case OpApply, OpScale, OpSetImage:
 		d, _ := cur.(*Deployment)
-		return deploymentIntent(a, d)
+		return deploymentIntent(a, target, d)
+	case OpCreateNamespace:
+		return &UserWrite{Verb: VerbCreate, After: NewNamespace(target.Name)}, nil
 	case OpApplyService:
-		s := &Service{Meta: Meta{Name: a.Key, Labels: map[string]string{"app": a.Key}}, Selector: map[string]string{"app": a.App}, Port: a.N}
+		s := &Service{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: map[string]string{"app": target.Name}}, Selector: map[string]string{"app": a.App}, Port: a.N}
 		c, _ := cur.(*Service)
 		switch {
 		case c == nil:
@@ -34,8 +37,8 @@ func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 		}
 		return nil, nil
 	case OpCreatePod:
-		labels := map[string]string{"app": a.Key}
-		return &UserWrite{Verb: VerbCreate, After: &Pod{Meta: Meta{Name: a.Key, Labels: labels}, Image: a.Image, CPU: DefaultPodCPU, Memory: DefaultPodMemory, Phase: PhasePending}}, nil
+		labels := map[string]string{"app": target.Name}
+		return &UserWrite{Verb: VerbCreate, After: &Pod{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: labels}, Image: a.Image, CPU: DefaultPodCPU, Memory: DefaultPodMemory, Phase: PhasePending}}, nil
 	case OpDelete:
 		if cur == nil {
 			return nil, ErrNotFound
@@ -60,14 +63,14 @@ func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 	return nil, nil
 }
 
-func deploymentIntent(a Action, cur *Deployment) (*UserWrite, error) {
+func deploymentIntent(a Action, target Ref, cur *Deployment) (*UserWrite, error) {
 	if cur == nil {
 		if a.Op != OpApply {
 			return nil, ErrNotFound
 		}
-		labels := map[string]string{"app": a.Key}
+		labels := map[string]string{"app": target.Name}
 		d := &Deployment{
-			Meta:           Meta{Name: a.Key, Labels: labels},
+			Meta:           Meta{Name: target.Name, Namespace: target.Namespace, Labels: labels},
 			Replicas:       a.N,
 			Image:          a.Image,
 			PodLabels:      labels,
@@ -138,7 +141,7 @@ func (st *State) user(a Action) Result {
 	case OpAddNode:
 		err = st.addNode(t, a.Who)
 	case OpRemoveNode:
-		cur := st.store.get(Ref{KindNode, a.Who})
+		cur := st.store.get(Ref{Kind: KindNode, Name: a.Who})
 		if cur == nil {
 			err = ErrNotFound
 			break
@@ -157,17 +160,8 @@ func (st *State) user(a Action) Result {
 			}
 		}
 	default:
-		ref := Ref{a.Kind, a.Key}
-		switch a.Op {
-		case OpApply, OpScale, OpSetImage:
-			ref.Kind = KindDeployment
-		case OpApplyService:
-			ref.Kind = KindService
-		case OpCreatePod:
-			ref.Kind = KindPod
-		}
 		var w *UserWrite
-		if w, err = UserIntent(a, st.store.get(ref)); w != nil {
+		if w, err = UserIntent(a, st.store.get(a.Target())); w != nil {
 			switch w.Verb {
 			case VerbCreate:
 				t.Create(w.After)
@@ -189,7 +183,7 @@ func (st *State) user(a Action) Result {
 }
 
 func (st *State) addNode(t *tx, name string) error {
-	if st.store.get(Ref{KindNode, name}) != nil {
+	if st.store.get(Ref{Kind: KindNode, Name: name}) != nil {
 		return ErrAlreadyExists
 	}
 	n := NewNode(name, st.store.nodes, st.now)

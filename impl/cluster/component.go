@@ -38,6 +38,11 @@ type component struct {
 	// timers holds the stepped driver's RequeueAfter keys: the logical
 	// time each is due (see timers.go).
 	timers map[string]int64
+	// idle marks retried keys whose last reconcile only asked to be
+	// retried, with the latest write then (the model's component.idle).
+	idle map[string]int64
+	// polled: the last reconcile ended with Retry and wrote nothing.
+	polled bool
 	// fault is an armed transient API error: the HTTP code the
 	// component's next API call fails with (see faults.go).
 	fault int
@@ -203,6 +208,7 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 	// timer (on the logical clock in the stepped driver), nil forgets.
 	var retry bool
 	var after time.Duration
+	c.polled = false
 	if c.user != nil {
 		res, err := c.reconcileUser(ctx, key, w)
 		retry = err != nil || (res.Requeue && res.RequeueAfter <= 0)
@@ -210,6 +216,7 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 	} else {
 		c.env.decisions.For(c.name)(c.mem, &host{env: c.env, ctx: ctx}, w, key)
 		retry = w.failed
+		c.polled = w.polled && len(w.writes) == 0
 	}
 	c.mu.Unlock()
 	switch {
@@ -237,6 +244,7 @@ func (c *component) crash() {
 	c.mem.Reset()
 	c.queue = c.env.newQueue()
 	c.timers = nil
+	c.idle = nil
 	c.fault = 0
 	c.broken = true
 	c.travel = false
@@ -255,7 +263,7 @@ type host struct {
 var _ model.Host = (*host)(nil)
 
 func (h *host) Live(r model.Ref) model.Obj {
-	obj, err := h.env.client.Get(h.ctx, r.Kind.Resource(), namespaceOf(r.Kind), r.Name)
+	obj, err := h.env.client.Get(h.ctx, r.Kind.Resource(), r.Namespace, r.Name)
 	if err != nil {
 		return nil
 	}
@@ -269,7 +277,7 @@ func (h *host) Live(r model.Ref) model.Obj {
 // LiveList lists k's objects sorted by name, as the model's store does; an
 // object the model cannot represent is left out, as Live answers nil for it.
 func (h *host) LiveList(k model.Kind) ([]model.Obj, error) {
-	l, err := h.env.client.List(h.ctx, k.Resource(), namespaceOf(k), registry.ListOptions{})
+	l, err := h.env.client.List(h.ctx, k.Resource(), "", registry.ListOptions{})
 	if err != nil {
 		return nil, err
 	}

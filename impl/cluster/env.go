@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -70,7 +71,7 @@ func (e *env) projectEvent(k model.Kind, obj api.Object) (model.Obj, error) {
 }
 
 func (e *env) newInformer(k model.Kind) *controller.Informer {
-	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Namespace: namespaceOf(k), Clock: e.clock})
+	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Clock: e.clock})
 }
 
 // sharedInformer returns the running informer for kind k, starting it the
@@ -103,6 +104,13 @@ func (e *env) noteWrite(k model.Kind, rev int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.lastWrite[k] = max(e.lastWrite[k], rev)
+}
+
+// latestWrite is the revision of the last write of any kind.
+func (e *env) latestWrite() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Max(e.lastWrite[:])
 }
 
 func (e *env) written(k model.Kind) int64 {
@@ -152,7 +160,7 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 // failure is returned as unprojected; err is for the list itself.
 func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) (objs []model.Obj, unprojected, err error) {
 	// Only projected: the items may be the registry's own (HandOver).
-	list, err := e.client.List(registry.HandOver(ctx), k.Resource(), namespaceOf(k), registry.ListOptions{ResourceVersion: rv})
+	list, err := e.client.List(registry.HandOver(ctx), k.Resource(), "", registry.ListOptions{ResourceVersion: rv})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -183,7 +183,7 @@ func (e *eventRecorder) failedScheduling(c *component, key string) {
 		return
 	}
 	if inf := c.inf[model.KindPod]; inf != nil {
-		if obj, ok := inf.Cache().Get(Namespace, key); ok {
+		if obj, ok := inf.Cache().Get(model.SplitKey(key)); ok {
 			e.emit(referenceTo(obj), api.EventTypeWarning, "FailedScheduling", why, "default-scheduler", "")
 		}
 	}

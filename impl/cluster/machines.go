@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -81,8 +82,10 @@ func (r *Running) relistNode(node string, seen map[string]map[string]container.S
 	}
 }
 
-// podOfRuntimeID recovers the pod name from a runtime id made by runtimeID
-// from model.ContainerID (node/pod/attempt); "" if it is not one.
+// podOfRuntimeID recovers the pod's key from a runtime id made by
+// runtimeID from model.ContainerID (node/namespace/name/attempt); "" if it
+// is not one. Names and namespaces have no "_", so the first one left is
+// the key's "/".
 func podOfRuntimeID(id, node string) string {
 	prefix := runtimeID(node) + "_"
 	if len(id) <= len(prefix) || id[:len(prefix)] != prefix {
@@ -91,7 +94,7 @@ func podOfRuntimeID(id, node string) string {
 	rest := id[len(prefix):]
 	for i := len(rest) - 1; i >= 0; i-- {
 		if rest[i] == '_' {
-			return rest[:i]
+			return strings.Replace(rest[:i], "_", "/", 1)
 		}
 	}
 	return ""
@@ -120,16 +123,16 @@ func (r *Running) ProxyServices() []proxy.Service {
 	var out []proxy.Service
 	for _, o := range inf.Cache().List() {
 		s, ok := o.(*api.Service)
-		if !ok || s.Namespace != Namespace || s.Spec.ClusterIP == "" || s.Spec.ClusterIP == api.ClusterIPNone || len(s.Spec.Ports) == 0 {
+		if !ok || s.Spec.ClusterIP == "" || s.Spec.ClusterIP == api.ClusterIPNone || len(s.Spec.Ports) == 0 {
 			continue
 		}
 		p := s.Spec.Ports[0]
-		ps := proxy.Service{Name: s.Name, IP: s.Spec.ClusterIP, Port: int(p.Port), TargetPort: int(p.Port)}
+		ps := proxy.Service{Name: model.Key(s.Namespace, s.Name), IP: s.Spec.ClusterIP, Port: int(p.Port), TargetPort: int(p.Port)}
 		if p.TargetPort.Type == api.IntValue && p.TargetPort.IntVal > 0 {
 			ps.TargetPort = int(p.TargetPort.IntVal)
 		}
 		for _, t := range tables {
-			if rule, ok := t[s.Name]; ok {
+			if rule, ok := t[ps.Name]; ok {
 				ps.Backends = append([]string(nil), rule.Backends...)
 				break
 			}
@@ -138,7 +141,7 @@ func (r *Running) ProxyServices() []proxy.Service {
 		if p.NodePort > 0 && (s.Spec.Type == api.ServiceTypeNodePort || s.Spec.Type == api.ServiceTypeLoadBalancer) {
 			for _, n := range nodes {
 				np := ps
-				np.Name, np.IP, np.Port = s.Name+" (node port on "+n+")", model.NodeIP(r.env.nodes.indexOf(n)), int(p.NodePort)
+				np.Name, np.IP, np.Port = ps.Name+" (node port on "+n+")", model.NodeIP(r.env.nodes.indexOf(n)), int(p.NodePort)
 				out = append(out, np)
 			}
 		}

@@ -115,7 +115,7 @@ func (n *nodes) start(ctx context.Context, c model.Container, p *api.Pod) error 
 		return err
 	}
 	for _, old := range cs {
-		if old.PodName == c.Pod && old.State != container.StateRunning {
+		if model.Key(old.PodNamespace, old.PodName) == c.Pod && old.State != container.StateRunning {
 			_ = rt.Remove(ctx, old.ID)
 		}
 	}
@@ -178,7 +178,7 @@ func (n *nodes) list(ctx context.Context, rt container.Runtime, node string) ([]
 	out := make([]model.Container, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, model.Container{
-			ID: model.ContainerID(node, c.PodName, c.Attempt), Node: node, Pod: c.PodName,
+			ID: model.ContainerID(node, model.Key(c.PodNamespace, c.PodName), c.Attempt), Node: node, Pod: model.Key(c.PodNamespace, c.PodName),
 			PodUID: n.uids.Of(c.PodUID), Image: c.Image, Attempt: c.Attempt,
 			Running: c.State == container.StateRunning, ExitCode: c.ExitCode, IP: c.PodIP,
 		})

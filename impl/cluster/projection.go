@@ -53,7 +53,7 @@ func (s *Stepped) projected(ctx context.Context, kinds ...model.Kind) ([][]model
 	}
 	scopes := make([]store.Scope, len(kinds))
 	for i, k := range kinds {
-		scopes[i] = store.Scope{Resource: k.Resource(), Namespace: namespaceOf(k)}
+		scopes[i] = store.Scope{Resource: k.Resource()}
 	}
 	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
 	if err != nil {

@@ -45,13 +45,14 @@ func (w *writer) real() bool {
 	return !fake
 }
 
-// pod is the API object of a pod, from the component's pod cache.
-func (w *writer) pod(name string) *api.Pod {
+// pod is the API object of a pod (by its key), from the component's pod
+// cache.
+func (w *writer) pod(key string) *api.Pod {
 	inf := w.c.inf[model.KindPod]
 	if inf == nil {
 		return nil
 	}
-	o, ok := inf.Cache().Get(Namespace, name)
+	o, ok := inf.Cache().Get(model.SplitKey(key))
 	if !ok {
 		return nil
 	}
@@ -70,8 +71,9 @@ func firstContainer(p *api.Pod) *api.Container {
 // containerSpec is what the runtime is asked to run for c: the identity
 // from the model, and the process (command, args, env, ports) from the pod.
 func (n *nodes) containerSpec(c model.Container, p *api.Pod) container.ContainerSpec {
+	ns, name := model.SplitKey(c.Pod)
 	spec := container.ContainerSpec{
-		ID: runtimeID(c.ID), Node: c.Node, PodNamespace: Namespace, PodName: c.Pod,
+		ID: runtimeID(c.ID), Node: c.Node, PodNamespace: ns, PodName: name,
 		PodUID: n.uids.String(c.PodUID), Name: "app", Image: c.Image, Attempt: c.Attempt, PodIP: c.IP,
 	}
 	if ct := firstContainer(p); ct != nil {
@@ -103,7 +105,7 @@ func (w *writer) holdRestart(c model.Container) bool {
 		return false
 	}
 	for _, old := range cs {
-		if old.PodName != c.Pod || old.Attempt != c.Attempt-1 || old.State != container.StateExited {
+		if model.Key(old.PodNamespace, old.PodName) != c.Pod || old.Attempt != c.Attempt-1 || old.State != container.StateExited {
 			continue
 		}
 		wait := restartBackoffBase << min(c.Attempt-1, 5)

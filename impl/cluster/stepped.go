@@ -262,7 +262,8 @@ func (s *Stepped) step(a model.Action) model.Result {
 		if err != nil {
 			return model.Result{Err: fmt.Errorf("%w: %s: %v", ErrTimeout, a, err)}
 		}
-		return model.Result{Delivered: ev.Type + " " + a.Kind.Resource() + "/" + ev.Object.GetObjectMeta().Name}
+		m := ev.Object.GetObjectMeta()
+		return model.Result{Delivered: ev.Type + " " + a.Kind.Resource() + "/" + model.Key(m.Namespace, m.Name)}
 	case model.OpRelist:
 		for _, k := range c.kinds {
 			var at int64
@@ -281,7 +282,15 @@ func (s *Stepped) step(a model.Action) model.Result {
 			s.lastRetry = a.Who
 		}
 		c.queue.Take(a.Key)
-		return model.Result{Writes: c.reconcile(ctx, a.Key, a.CrashAfter)}
+		writes := c.reconcile(ctx, a.Key, a.CrashAfter)
+		delete(c.idle, a.Key)
+		if c.polled && a.CrashAfter == 0 {
+			if c.idle == nil {
+				c.idle = map[string]int64{}
+			}
+			c.idle[a.Key] = s.env.latestWrite() // as the model's idle retries
+		}
+		return model.Result{Writes: writes}
 	case model.OpHeartbeat:
 		return model.Result{Writes: s.heartbeat(ctx, a.Who)}
 	}

@@ -43,7 +43,7 @@ func (s *Stepped) user(a model.Action) model.Result {
 		}
 	default:
 		var uw *model.UserWrite
-		uw, err = model.UserIntent(a, h.Live(userRef(a)))
+		uw, err = model.UserIntent(a, h.Live(a.Target()))
 		if uw != nil {
 			switch uw.Verb {
 			case model.VerbCreate:
@@ -65,22 +65,10 @@ func (s *Stepped) user(a model.Action) model.Result {
 	return model.Result{Writes: w.writes, Err: err}
 }
 
-// userRef is the object a user action reads first.
-func userRef(a model.Action) model.Ref {
-	switch a.Op {
-	case model.OpApply, model.OpScale, model.OpSetImage:
-		return model.Ref{Kind: model.KindDeployment, Name: a.Key}
-	case model.OpApplyService:
-		return model.Ref{Kind: model.KindService, Name: a.Key}
-	case model.OpCreatePod:
-		return model.Ref{Kind: model.KindPod, Name: a.Key}
-	}
-	return model.Ref{Kind: a.Kind, Name: a.Key}
-}
 
 // updateAnyVersion is the user's write: no resourceVersion precondition.
 func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after model.Obj) {
-	base, err := s.env.client.Get(ctx, after.Kind().Resource(), namespaceOf(after.Kind()), model.MetaOf(after).Name)
+	base, err := s.env.client.Get(ctx, after.Kind().Resource(), model.MetaOf(after).Namespace, model.MetaOf(after).Name)
 	var stored api.Object
 	if err == nil {
 		stored, err = project.Apply(base, after, s.env.uids)

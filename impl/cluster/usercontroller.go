@@ -55,7 +55,11 @@ func (c *component) reconcileUser(ctx context.Context, key string, w *writer) (c
 		u.rec = u.spec.New(ControllerEnv{Client: u.client, Cache: c.cacheOf, Now: c.env.clockTime})
 	}
 	u.client.w = w
-	return u.rec.Reconcile(ctx, controller.Request{Namespace: Namespace, Name: key})
+	ns, name := model.SplitKey(key)
+	if ns == "" {
+		ns = Namespace
+	}
+	return u.rec.Reconcile(ctx, controller.Request{Namespace: ns, Name: name})
 }
 
 func (c *component) cacheOf(k model.Kind) *controller.Cache {
@@ -104,13 +108,16 @@ func (r *recordingClient) writeWith(verb model.Verb, resource, name string, grac
 	if !known {
 		return stored, err
 	}
+	ref := model.RefTo(k, name)
 	if stored != nil {
-		name = stored.GetObjectMeta().Name
+		ref.Name = stored.GetObjectMeta().Name
+		if k.Namespaced() {
+			ref.Namespace = stored.GetObjectMeta().Namespace
+		}
 	}
-	ref := model.Ref{Kind: k, Name: name}
 	var before model.Obj // a create replaces nothing, whatever a stale cache holds
 	if verb != model.VerbCreate {
-		before = r.w.c.mem.Get(ref.Kind, ref.Name)
+		before = r.w.c.mem.GetRef(ref)
 	}
 	final := err == nil && stored != nil && removedByUpdate(stored)
 	if verb == model.VerbDelete {

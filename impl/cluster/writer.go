@@ -30,6 +30,7 @@ type writer struct {
 	writes []model.Write
 	limit  int // writes allowed before a crash; <0: none
 	failed bool
+	polled bool // Retry ended the reconcile
 	// reconciling: the writes are a reconcile's, which an armed api-error
 	// fails (a heartbeat's are not, as in the model).
 	reconciling bool
@@ -45,6 +46,9 @@ func newWriter(ctx context.Context, c *component, limit int) *writer {
 }
 
 func (w *writer) Stopped() bool { return w.failed || w.crashed() }
+
+// Retry ends the reconcile as unfinished: its key is requeued with backoff.
+func (w *writer) Retry() { w.failed, w.polled = true, true }
 
 // crashed reports whether the crash point has been reached.
 func (w *writer) crashed() bool { return w.limit >= 0 && len(w.writes) >= w.limit }
@@ -84,16 +88,17 @@ func revOf(o api.Object) int64 {
 // template is what the model does not carry for a create: the owner's pod
 // template, from the component's own cache.
 func (w *writer) template(o model.Obj) api.Object {
-	ow := model.MetaOf(o).Owner
+	m := model.MetaOf(o)
+	ow := m.Owner
 	if ow.UID == 0 {
 		return nil
 	}
 	if inf := w.c.inf[ow.Kind]; inf != nil {
-		if t, ok := inf.Cache().Get(Namespace, ow.Name); ok {
+		if t, ok := inf.Cache().Get(m.Namespace, ow.Name); ok {
 			return t
 		}
 	}
-	t, err := w.c.env.client.Get(w.ctx, ow.Kind.Resource(), Namespace, ow.Name)
+	t, err := w.c.env.client.Get(w.ctx, ow.Kind.Resource(), m.Namespace, ow.Name)
 	if err != nil {
 		return nil
 	}
@@ -187,19 +192,13 @@ func (w *writer) CreateGeneratedAll(prefix string, objs []model.Obj) int64 {
 
 // base is the API object a model object was projected from.
 func (w *writer) base(o model.Obj) (api.Object, error) {
+	m := model.MetaOf(o)
 	if inf := w.c.inf[o.Kind()]; inf != nil {
-		if b, ok := inf.Cache().Get(namespaceOf(o.Kind()), model.MetaOf(o).Name); ok {
+		if b, ok := inf.Cache().Get(m.Namespace, m.Name); ok {
 			return b, nil
 		}
 	}
-	return w.c.env.client.Get(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.MetaOf(o).Name)
-}
-
-func namespaceOf(k model.Kind) string {
-	if k == model.KindNode {
-		return ""
-	}
-	return Namespace
+	return w.c.env.client.Get(w.ctx, o.Kind().Resource(), m.Namespace, m.Name)
 }
 
 func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
@@ -220,9 +219,13 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 		if p, ok := stored.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
 			kubeletStatus(p, api.Unix(w.c.env.now()))
 		}
-		if verb == model.VerbStatus {
+		switch verb {
+		case model.VerbStatus:
 			stored, err = w.c.env.client.UpdateStatus(w.ctx, stored)
-		} else {
+		case model.VerbFinalize:
+			ns, _ := stored.(*api.Namespace)
+			stored, err = w.c.env.client.FinalizeNamespace(w.ctx, ns)
+		default:
 			stored, err = w.c.env.client.Update(w.ctx, stored)
 		}
 	}
@@ -237,9 +240,9 @@ func (w *writer) Bind(p *model.Pod, node string) int64 {
 	var err error
 	assumed := w.assume(p, node)
 	w.unlocked(func() {
-		stored, err = w.c.env.client.Bind(w.ctx, Namespace, p.Name, node, strconv.FormatInt(p.Version, 10))
+		stored, err = w.c.env.client.Bind(w.ctx, p.Namespace, p.Name, node, strconv.FormatInt(p.Version, 10))
 	})
-	if err != nil && assumed != nil && w.c.mem.Get(model.KindPod, p.Name) == model.Obj(assumed) {
+	if err != nil && assumed != nil && w.c.mem.Get(model.KindPod, model.KeyOf(p)) == model.Obj(assumed) {
 		w.c.mem.Put(p) // nothing newer came meanwhile: as it was
 	}
 	return w.record(model.VerbBind, model.RefOf(p), p, stored, false, err)
@@ -302,7 +305,7 @@ func (w *writer) delete(o model.Obj, p model.Propagation, grace *int64) int64 {
 	if policy, ok := propagationPolicies[p]; ok {
 		opts.PropagationPolicy = &policy
 	}
-	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), namespaceOf(o.Kind()), model.MetaOf(o).Name, opts)
+	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), model.MetaOf(o).Namespace, model.MetaOf(o).Name, opts)
 	if err != nil || stored == nil {
 		return w.record(model.VerbDelete, model.RefOf(o), o, nil, true, err)
 	}
@@ -318,7 +321,14 @@ func (w *writer) delete(o model.Obj, p model.Propagation, grace *int64) int64 {
 func removedByDelete(stored api.Object, grace *int64) bool {
 	m := stored.GetObjectMeta()
 	waits := grace == nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds > 0
-	return len(m.Finalizers) == 0 && !waits
+	return len(m.Finalizers) == 0 && !waits && !namespaceFinalizing(stored)
+}
+
+// namespaceFinalizing: stored is a namespace whose spec finalizers still
+// hold it.
+func namespaceFinalizing(stored api.Object) bool {
+	ns, ok := stored.(*api.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
 }
 
 // removedByUpdate tells whether an update's answer is the object's last
@@ -326,7 +336,7 @@ func removedByDelete(stored api.Object, grace *int64) bool {
 // took its last finalizer, so the apiserver deleted it.
 func removedByUpdate(stored api.Object) bool {
 	m := stored.GetObjectMeta()
-	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0)
+	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) && !namespaceFinalizing(stored)
 }
 
 // local records a node-local effect; it counts as a write for crash points.

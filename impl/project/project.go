@@ -53,6 +53,8 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 		o = serviceToModel(x, m)
 	case *api.Endpoints:
 		o = endpointsToModel(x, m)
+	case *api.Namespace:
+		o = namespaceToModel(x, m)
 	default:
 		return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, obj)
 	}
@@ -103,6 +105,8 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 		out, err = applyAs(b, o, applyService)
 	case *api.Endpoints:
 		out, err = applyAs(b, o, applyEndpoints)
+	case *api.Namespace:
+		out, err = applyAs(b, o, applyNamespace)
 	default:
 		return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, base)
 	}
@@ -156,6 +160,8 @@ func New(o model.Obj, template api.Object, uids *UIDs) (api.Object, error) {
 		obj = newService(x)
 	case *model.Endpoints:
 		obj, err = newEndpoints(x, template)
+	case *model.Namespace:
+		obj = newNamespace(x)
 	default:
 		return nil, fmt.Errorf("%w: model type %T", ErrUnsupported, o)
 	}
@@ -179,7 +185,8 @@ func typeMeta(k model.Kind) api.TypeMeta {
 
 // objectMeta starts the metadata of a new object: everything the model
 // carries but the owner and uid, which need a UIDs (New adds them), and for
-// namespaced kinds the template's namespace or "default".
+// namespaced kinds the model's namespace, else the template's, else
+// "default".
 func objectMeta(k model.Kind, m *model.Meta, template api.Object) api.ObjectMeta {
 	om := api.ObjectMeta{Name: m.Name, Labels: cloneMap(m.Labels), ResourceVersion: formatVersion(m.Version), Finalizers: cloneList(m.Finalizers)}
 	if m.Deleting {
@@ -190,9 +197,13 @@ func objectMeta(k model.Kind, m *model.Meta, template api.Object) api.ObjectMeta
 		om.GenerateName = m.Owner.Name + "-"
 	}
 	if info, _ := api.LookupResource(k.Resource()); info.Namespaced {
-		om.Namespace = api.DefaultNamespace
-		if template != nil && template.GetObjectMeta() != nil && template.GetObjectMeta().Namespace != "" {
+		switch {
+		case m.Namespace != "":
+			om.Namespace = m.Namespace
+		case template != nil && template.GetObjectMeta() != nil && template.GetObjectMeta().Namespace != "":
 			om.Namespace = template.GetObjectMeta().Namespace
+		default:
+			om.Namespace = api.DefaultNamespace
 		}
 	}
 	return om
@@ -236,6 +247,7 @@ func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {
 	}
 	return model.Meta{
 		Name:       om.Name,
+		Namespace:  om.Namespace,
 		UID:        uids.Of(om.UID),
 		Version:    v,
 		Labels:     uids.Shared(om.Labels),
