@@ -20,7 +20,7 @@ func TestResourceTable(t *testing.T) {
 		{"nodes", "Node", "NodeList", "", "no", false, []string{"status"}},
 		{"services", "Service", "ServiceList", "", "svc", true, []string{"status"}},
 		{"endpoints", "Endpoints", "EndpointsList", "", "ep", true, nil},
-		{"namespaces", "Namespace", "NamespaceList", "", "ns", false, []string{"status"}},
+		{"namespaces", "Namespace", "NamespaceList", "", "ns", false, []string{"status", "finalize"}},
 		{"events", "Event", "EventList", "", "ev", true, nil},
 	} {
 		r, ok := LookupResource(tc.resource)

@@ -105,6 +105,7 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		validateEndpointSubsets(e, o.Subsets, "subsets")
 	case *Namespace:
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Label)
+		validateNamespaceFinalizers(e, o.Spec.Finalizers)
 	case *Event:
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
 		validateEvent(e, o)

@@ -186,3 +186,20 @@ func validateBinding(e *errs, b *Binding) {
 		e.invalidEach("target.name", b.Target.Name, isDNS1123Subdomain(b.Target.Name))
 	}
 }
+
+// standardFinalizers are the finalizer names Kubernetes lets go without a
+// domain prefix.
+var standardFinalizers = map[string]bool{"kubernetes": true, "orphan": true, "foregroundDeletion": true}
+
+// validateNamespaceFinalizers checks spec.finalizers as upstream's
+// validateFinalizerName: a qualified name, and one without a "/" must be
+// a standard one.
+func validateNamespaceFinalizers(e *errs, fs []string) {
+	p := fieldPath("spec").child("finalizers")
+	for i, f := range fs {
+		e.invalidEach(p.index(i), f, isQualifiedName(f))
+		if !strings.Contains(f, "/") && !standardFinalizers[f] {
+			e.invalid(p.index(i), f, "name is neither a standard finalizer name nor is it fully qualified")
+		}
+	}
+}

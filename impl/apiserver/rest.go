@@ -49,6 +49,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rt route,
 	case "binding":
 		s.serveBinding(w, r, rt)
 		return
+	case "finalize":
+		s.serveFinalize(w, r, rt)
+		return
 	case "log":
 		s.podLog(w, r, rt)
 		return

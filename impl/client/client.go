@@ -27,6 +27,10 @@ type Client interface {
 	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
 	Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error)
 	Bind(ctx context.Context, namespace, pod, node, expectRV string) (api.Object, error)
+	// FinalizeNamespace writes ns's spec.finalizers through the finalize
+	// subresource (PUT namespaces/{name}/finalize), as upstream's namespace
+	// controller does; see registry.FinalizeNamespace.
+	FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error)
 	Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.ObjectEvent, error)
 }
 
@@ -71,6 +75,10 @@ func (c *local) Delete(ctx context.Context, resource, namespace, name string, op
 
 func (c *local) Bind(ctx context.Context, namespace, pod, node, expectRV string) (api.Object, error) {
 	return c.r.Bind(ctx, namespace, pod, node, expectRV)
+}
+
+func (c *local) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
+	return c.r.FinalizeNamespace(ctx, ns)
 }
 
 func (c *local) Watch(ctx context.Context, resource, namespace, resourceVersion string) (<-chan registry.ObjectEvent, error) {
@@ -141,4 +149,12 @@ func (c *counting) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		return nil, err
 	}
 	return c.Client.Bind(ctx, namespace, pod, node, expectRV)
+}
+
+// FinalizeNamespace is gated as an update: it is a PUT of the namespace.
+func (c *counting) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
+	if err := c.hook(VerbUpdate); err != nil {
+		return nil, err
+	}
+	return c.Client.FinalizeNamespace(ctx, ns)
 }

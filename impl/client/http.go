@@ -229,6 +229,13 @@ func (c *httpClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Obje
 	return c.write(ctx, http.MethodPut, obj, true, "status")
 }
 
+func (c *httpClient) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
+	if ns == nil {
+		return nil, api.NewBadRequest("client: finalize: no namespace given")
+	}
+	return c.write(ctx, http.MethodPut, ns, true, "finalize")
+}
+
 func (c *httpClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
 	p, err := path(resource, namespace, name, "")
 	if err != nil {

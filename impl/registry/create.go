@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -56,7 +55,11 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return nil, store.Object{}, err
 	}
 	if info.Namespaced {
-		if err := r.namespaceOpen(ctx, info.GroupResource(), m.Name, m.Namespace); err != nil {
+		name := m.Name
+		if name == "" {
+			name = m.GenerateName // upstream's admission names it so
+		}
+		if err := r.namespaceOpen(ctx, info.GroupResource(), name, m.Namespace); err != nil {
 			return nil, store.Object{}, err
 		}
 	}
@@ -157,9 +160,9 @@ func (r *Registry) absent(ctx context.Context, info api.ResourceInfo, namespace,
 }
 
 // namespaceOpen admits objects into implicit namespaces and into those
-// that exist as Namespace objects and are not being deleted: a create in a
-// Terminating namespace is 403 Forbidden, as upstream's NamespaceLifecycle
-// admission answers.
+// that exist as Namespace objects and are not in phase Terminating: a
+// create in a Terminating namespace is 403 Forbidden, as upstream's
+// NamespaceLifecycle admission answers (it too reads the phase).
 func (r *Registry) namespaceOpen(ctx context.Context, gr api.GroupResource, name, namespace string) error {
 	if implicitNamespaces[namespace] {
 		return nil
@@ -171,8 +174,12 @@ func (r *Registry) namespaceOpen(ctx context.Context, gr api.GroupResource, name
 	if err != nil {
 		return storeError(ctx, err, api.GroupResource{Resource: "namespaces"}, namespace)
 	}
-	if ns, err := decode("namespaces", so.Value, so.Rev); err == nil && ns.GetObjectMeta().DeletionTimestamp != nil {
-		return api.NewForbidden(gr, name, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
+	ns, err := decode("namespaces", so.Value, so.Rev)
+	if err != nil {
+		return err
+	}
+	if ns.(*api.Namespace).Status.Phase == api.NamespaceTerminating {
+		return namespaceTerminating(gr, name, namespace)
 	}
 	return nil
 }

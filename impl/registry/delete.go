@@ -23,7 +23,6 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 	if len(opts.DryRun) > 0 {
 		ctx = WithDryRun(ctx) // checkDeleteOptions admitted only "All"
 	}
-	dry := isDryRun(ctx)
 	if info.Resource == "namespaces" {
 		if err := checkNamespaceDelete(name); err != nil {
 			return nil, err
@@ -44,7 +43,6 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 	gr := info.GroupResource()
 	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
 	force := opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds == 0
-	emptied := false
 	for {
 		old, rev, err := r.get(ctx, info, namespace, name)
 		if err != nil {
@@ -57,51 +55,7 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		if wantRV != 0 && wantRV != rev {
 			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
 		}
-		var out api.Object
-		if info.Resource == "namespaces" && !dry { // a dry run leaves the contents alone
-			if !emptied {
-				if err := r.emptyNamespace(ctx, name); err != nil {
-					return nil, err
-				}
-				emptied = true
-				continue // the contents' writes may have raced: read again
-			}
-			left, err := r.namespaceHolds(ctx, name)
-			if err != nil {
-				return nil, err
-			}
-			if left {
-				out, err = r.markTerminating(ctx, key, old, rev)
-				if errors.Is(err, errRetry) {
-					continue
-				}
-				if err != nil {
-					return nil, storeError(ctx, err, gr, name)
-				}
-				return out, nil
-			}
-		}
-		// A graceful deletion under way is left to its kubelet, finalizers
-		// and all, as upstream does.
-		if gracePending(m, opts.GracePeriodSeconds) {
-			return old, nil
-		}
-		graceful, gerr := r.needsGracefulDelete(ctx, old)
-		if gerr != nil {
-			return nil, gerr
-		}
-		// A first delete starts a grace period; a later one only shortens
-		// one that is left (gracePending let through only a shorter one).
-		graceful = graceful && !force
-		if g := m.DeletionGracePeriodSeconds; m.DeletionTimestamp != nil && (g == nil || *g == 0) {
-			graceful = false
-		}
-		finalizers := deletionFinalizers(m.Finalizers, opts)
-		if len(finalizers) > 0 || graceful {
-			out, err = r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds, graceful, finalizers)
-		} else {
-			out, err = r.remove(ctx, key, old, rev)
-		}
+		out, err := r.deleteOnce(ctx, key, old, rev, opts, force)
 		if errors.Is(err, errRetry) && wantRV == 0 {
 			continue
 		}
@@ -113,6 +67,37 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		}
 		return out, nil
 	}
+}
+
+// deleteOnce is one attempt of Delete on old, read at rev: it marks or
+// removes old, or leaves it as it is; errRetry if a write raced it.
+func (r *Registry) deleteOnce(ctx context.Context, key store.Key, old api.Object, rev int64, opts api.DeleteOptions, force bool) (api.Object, error) {
+	if key.Resource == "namespaces" {
+		if out, done, err := r.deleteNamespace(ctx, key, old, rev, opts); done || err != nil {
+			return out, err
+		}
+	}
+	m := old.GetObjectMeta()
+	// A graceful deletion under way is left to its kubelet, finalizers
+	// and all, as upstream does.
+	if gracePending(m, opts.GracePeriodSeconds) {
+		return old, nil
+	}
+	graceful, gerr := r.needsGracefulDelete(ctx, old)
+	if gerr != nil {
+		return nil, gerr
+	}
+	// A first delete starts a grace period; a later one only shortens
+	// one that is left (gracePending let through only a shorter one).
+	graceful = graceful && !force
+	if g := m.DeletionGracePeriodSeconds; m.DeletionTimestamp != nil && (g == nil || *g == 0) {
+		graceful = false
+	}
+	finalizers := deletionFinalizers(m.Finalizers, opts)
+	if len(finalizers) > 0 || graceful {
+		return r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds, graceful, finalizers)
+	}
+	return r.remove(ctx, key, old, rev)
 }
 
 // markDeleting keeps an object its finalizers or its kubelet hold: it sets
@@ -184,7 +169,6 @@ func (r *Registry) remove(ctx context.Context, key store.Key, old api.Object, re
 	if err != nil {
 		return nil, err
 	}
-	r.finishNamespace(ctx, key.Namespace)
 	return decode(key.Resource, so.Value, so.Rev)
 }
 

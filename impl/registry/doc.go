@@ -22,8 +22,9 @@
 //     clears deletionTimestamp, and rejects a set resourceVersion (400). As in
 //     Kubernetes, a create takes no status for kinds whose status is written
 //     through the status subresource: a Pod starts with phase Pending;
-//     Deployments, ReplicaSets and Services start with an empty status. Nodes
-//     and Namespaces keep the status they are created with.
+//     Deployments, ReplicaSets and Services start with an empty status;
+//     Namespaces start Active, with "kubernetes" added to spec.finalizers.
+//     Nodes keep the status they are created with.
 //   - With Config.ServiceIPRange set, a Service created without a clusterIP
 //     gets the lowest address of the range no Service holds (never the
 //     range's first); headless and ExternalName Services get none, and an
@@ -31,7 +32,9 @@
 //   - Namespaced objects with namespace "" go to "default". Objects may be
 //     created in "default" and "kube-system" without a Namespace object;
 //     any other namespace must exist as a Namespace (404 NotFound
-//     otherwise). Deleting a Namespace does not delete what is in it.
+//     otherwise; 403 Forbidden, cause NamespaceTerminating, in one whose
+//     phase is Terminating). Deleting a Namespace does not delete what is
+//     in it: the namespace controller, a component, does.
 //   - Update is a compare-and-swap when metadata.resourceVersion is set (409
 //     Conflict if stale) and last-write-wins when it is "". It never creates
 //     (404). uid, creationTimestamp, generateName, deletionTimestamp and
@@ -67,10 +70,13 @@
 //     one that removes the last finalizer of an object with no grace
 //     period left is written and then the object is deleted (watchers see
 //     MODIFIED, then DELETED), and the answer is the removed object.
-//     Namespace deletion empties the namespace at once; what finalizers
-//     hold stays, and so does the namespace, Terminating (a create in it
-//     is 403, as upstream's NamespaceLifecycle admission answers), until
-//     the last of it goes and takes the namespace with it (namespace.go).
+//     A Namespace follows upstream (namespace.go): a first delete only
+//     marks it (deletionTimestamp, phase Terminating, the policy's GC
+//     finalizer); a later one leaves it while spec.finalizers holds it,
+//     and is then the generic delete. FinalizeNamespace (the finalize
+//     subresource) writes spec.finalizers; an update or finalize that
+//     leaves a namespace being deleted with neither spec.finalizers nor
+//     metadata.finalizers removes it. A plain Update keeps spec.finalizers.
 //   - Dry runs (WithDryRun, or DeleteOptions.dryRun=["All"]) run every
 //     check of a write and answer with its result, writing nothing.
 //   - Bind checks, in the model's order: the node exists and its Ready

@@ -78,10 +78,11 @@ func checkNoNewFinalizers(info api.ResourceInfo, old, next api.Object) error {
 
 // deleteAfterUpdate tells whether an update leaves next to be deleted at
 // once, as upstream's shouldDeleteDuringUpdate: it was being deleted, its
-// last finalizer went, and no grace period is left to wait for.
+// last finalizer went, and no grace period is left to wait for; a
+// namespace's spec.finalizers must be empty too (namespace.go).
 func deleteAfterUpdate(old, next api.Object) bool {
 	om := old.GetObjectMeta()
-	if om.DeletionTimestamp == nil || len(next.GetObjectMeta().Finalizers) > 0 {
+	if om.DeletionTimestamp == nil || len(next.GetObjectMeta().Finalizers) > 0 || namespaceHeld(next) {
 		return false
 	}
 	return om.DeletionGracePeriodSeconds == nil || *om.DeletionGracePeriodSeconds == 0

@@ -137,6 +137,8 @@ func resetStatusOnCreate(obj api.Object) {
 		o.Status = api.ReplicaSetStatus{}
 	case *api.Service:
 		o.Status = api.ServiceStatus{}
+	case *api.Namespace:
+		prepareNamespace(o)
 	}
 }
 

@@ -56,6 +56,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		}
 		next := mergeUpdate(info, old, in, status)
 		keepClusterIP(old, next)
+		keepNamespaceFinalizers(old, next)
 		if s, ok := next.(*api.Service); ok {
 			if err := r.assignNodePorts(ctx, s, old.(*api.Service)); err != nil {
 				return nil, err
@@ -111,7 +112,7 @@ func (r *Registry) removeAfterUpdate(ctx context.Context, info api.ResourceInfo,
 		if obj, rev, err = r.get(ctx, info, key.Namespace, key.Name); err != nil {
 			return nil, err
 		}
-		if m := obj.GetObjectMeta(); m.DeletionTimestamp == nil || len(m.Finalizers) > 0 {
+		if m := obj.GetObjectMeta(); m.DeletionTimestamp == nil || len(m.Finalizers) > 0 || namespaceHeld(obj) {
 			return obj, nil
 		}
 	}
