@@ -1,11 +1,13 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"testing"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/client"
 )
 
 // namespaces/{name}/finalize takes only PUT: a delete marks the namespace,
@@ -33,4 +35,35 @@ func TestFinalizeSubresource(t *testing.T) {
 		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team","resourceVersion":"`+ns.ResourceVersion+`"},"spec":{"finalizers":[]}}`)
 	e.must(http.StatusNotFound, "GET", "/api/v1/namespaces/team", "")
 	e.must(http.StatusNotFound, "PUT", "/api/v1/namespaces/team/finalize", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}`)
+}
+
+// converge's own client finalizes a namespace in process and over HTTP
+// alike.
+func TestClientFinalizesANamespace(t *testing.T) {
+	e := newEnv(t)
+	remote, err := client.HTTP(client.HTTPConfig{Server: e.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for name, c := range map[string]client.Client{"local": client.Local(e.reg), "http": remote} {
+		if _, err := c.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+		marked, err := c.Delete(ctx, "namespaces", "", name, api.DeleteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := marked.(*api.Namespace)
+		if ns.DeletionTimestamp == nil || !slices.Equal(ns.Spec.Finalizers, []string{"kubernetes"}) {
+			t.Fatalf("%s: deleted namespace %+v, want it marked and held", name, ns)
+		}
+		ns.Spec.Finalizers = nil
+		if _, err := c.FinalizeNamespace(ctx, ns); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := c.Get(ctx, "namespaces", "", name); !api.IsNotFound(err) {
+			t.Fatalf("%s: namespace after finalize: %v, want NotFound", name, err)
+		}
+	}
 }

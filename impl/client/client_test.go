@@ -157,3 +157,28 @@ func TestCountingFailsTheWriteItRefuses(t *testing.T) {
 		t.Fatalf("refused create of b reached the store: %v", err)
 	}
 }
+
+// A finalize is a write, gated as an update (a PUT of the namespace).
+func TestCountingGatesFinalize(t *testing.T) {
+	r, ctx := setup(t)
+	var verbs []string
+	c := client.Counting(client.Local(r), func(verb string) error {
+		verbs = append(verbs, verb)
+		return nil
+	})
+	ns, err := c.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "dev"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.(*api.Namespace).Spec.Finalizers = nil
+	if _, err := c.FinalizeNamespace(ctx, ns.(*api.Namespace)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"CREATE", "UPDATE"}; !slices.Equal(verbs, want) {
+		t.Fatalf("hook saw %v, want %v", verbs, want)
+	}
+	got, err := c.Get(ctx, "namespaces", "", "dev")
+	if err != nil || len(got.(*api.Namespace).Spec.Finalizers) != 0 {
+		t.Fatalf("namespace after finalize: %v, %v", got, err)
+	}
+}
