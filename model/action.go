@@ -224,7 +224,7 @@ func ParseAction(line string) (Action, error) {
 	// default namespace (kubectl's default) or a cluster-scoped kind.
 	key := func(k Kind, s string) (string, error) {
 		r := RefTo(k, s)
-		if r.Name == "" || strings.Contains(r.Name, "/") || (k.Namespaced() && r.Namespace == "") {
+		if r.Name == "" || strings.Contains(r.Name, "/") || strings.HasPrefix(s, "/") || (!k.Namespaced() && strings.Contains(s, "/")) {
 			if k.Namespaced() {
 				return "", fmt.Errorf("model: %q is not NAME or NAMESPACE/NAME in %q", s, line)
 			}

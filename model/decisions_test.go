@@ -73,16 +73,31 @@ func TestDeletionOrderPrefersUnscheduledThenUnreadyThenNewest(t *testing.T) {
 
 func TestActionScriptRoundTripsAndRejectsGarbage(t *testing.T) {
 	for _, l := range []string{
-		"apply web replicas=3 image=nginx:1 surge=1 unavailable=25%", "scale web 0", "set-image web nginx:2",
-		"delete pods/web-x-0", "add-node node-1", "tick", "deliver scheduler pods", "relist scheduler",
-		"reconcile replicaset-controller web-x crash-after=2", "crash-container node-1 web-x-0", "compact", "api-error scheduler 503", "time-travel scheduler",
+		"apply default/web replicas=3 image=nginx:1 surge=1 unavailable=25%", "scale default/web 0", "set-image team-b/web nginx:2",
+		"delete pods/default/web-x-0", "add-node node-1", "tick", "deliver scheduler pods", "relist scheduler",
+		"reconcile replicaset-controller team-b/web-x crash-after=2", "crash-container node-1 default/web-x-0", "compact", "api-error scheduler 503", "time-travel scheduler",
+		"create-namespace team-b", "delete namespaces/team-b", "reconcile namespace-controller team-b", "reconcile garbage-collector pods/team-b/web-x-0",
+		"reconcile node-lifecycle-controller node-1",
 	} {
 		a, err := ParseAction(l)
 		if err != nil || a.String() != l {
 			t.Errorf("%q: got %q, %v", l, a.String(), err)
 		}
 	}
-	for _, l := range []string{"", "fly web", "scale web -1", "apply web replicas=3", "delete nodes/n1", "deliver scheduler gizmos", "tick now", "api-error scheduler 500", "api-error scheduler"} {
+	// A namespaced object named without a namespace is in the default one,
+	// as kubectl has it.
+	for l, want := range map[string]string{
+		"scale web 0": "scale default/web 0", "delete pods/web-x-0": "delete pods/default/web-x-0",
+		"reconcile replicaset-controller web-x": "reconcile replicaset-controller default/web-x",
+		"reconcile garbage-collector pods/web-x-0": "reconcile garbage-collector pods/default/web-x-0",
+		"crash-container node-1 web-x-0": "crash-container node-1 default/web-x-0",
+	} {
+		if a, err := ParseAction(l); err != nil || a.String() != want {
+			t.Errorf("%q: got %q, %v; want %q", l, a.String(), err, want)
+		}
+	}
+	for _, l := range []string{"", "fly web", "scale web -1", "apply web replicas=3", "delete nodes/n1", "deliver scheduler gizmos", "tick now", "api-error scheduler 500", "api-error scheduler",
+		"apply a/b/c replicas=1 image=x", "scale /web 1", "create-namespace a/b", "delete namespaces/team-b cascade=orphan"} {
 		if _, err := ParseAction(l); err == nil {
 			t.Errorf("%q: parsed, want an error", l)
 		}

@@ -19,9 +19,9 @@ func TestAPIErrorFailsTheNextWriteOnly(t *testing.T) {
 	if st.enabled(TransientFault(EndpointsController, st.now)) {
 		t.Fatal("api-error is enabled while one is armed")
 	}
-	rec := Action{Op: OpReconcile, Who: EndpointsController, Key: "web"}
-	if r := st.Step(rec); len(r.Writes) != 0 || !st.comps[EndpointsController].retry["web"] {
-		t.Fatalf("armed reconcile: writes %v, retry %v; want none and a retry", r.Writes, st.comps[EndpointsController].retry["web"])
+	rec := Action{Op: OpReconcile, Who: EndpointsController, Key: "default/web"}
+	if r := st.Step(rec); len(r.Writes) != 0 || !st.comps[EndpointsController].retry["default/web"] {
+		t.Fatalf("armed reconcile: writes %v, retry %v; want none and a retry", r.Writes, st.comps[EndpointsController].retry["default/web"])
 	}
 	if r := st.Step(rec); len(r.Writes) != 1 || r.Writes[0].Err != nil {
 		t.Fatalf("retry: writes %v, want the Endpoints created", r.Writes)

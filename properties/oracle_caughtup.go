@@ -86,7 +86,7 @@ func replicaSetsCaughtUp(s *model.Snapshot) error {
 		if p.Deleting || p.Owner.Kind != model.KindReplicaSet || p.Owner.UID == 0 {
 			continue
 		}
-		rs, _ := s.Objects[model.Ref{Kind: model.KindReplicaSet, Name: p.Owner.Name}].(*model.ReplicaSet)
+		rs, _ := s.Objects[model.OwnerRef(&p.Meta)].(*model.ReplicaSet)
 		if rs != nil && rs.UID == p.Owner.UID && model.Matches(rs.PodLabels, p.Labels) {
 			live[rs.UID]++
 		}
@@ -106,7 +106,7 @@ func readyAddresses(s *model.Snapshot, svc *model.Service) []model.Address {
 	var out []model.Address
 	for _, o := range s.List(model.KindPod) {
 		p := o.(*model.Pod)
-		if model.Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting && p.PodIP != "" {
+		if p.Namespace == svc.Namespace && model.Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting && p.PodIP != "" {
 			out = append(out, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}
@@ -117,7 +117,7 @@ func endpointsCaughtUp(s *model.Snapshot) error {
 	for _, o := range s.List(model.KindService) {
 		svc := o.(*model.Service)
 		want := readyAddresses(s, svc)
-		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Name: svc.Name}].(*model.Endpoints)
+		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Namespace: svc.Namespace, Name: svc.Name}].(*model.Endpoints)
 		if ep == nil {
 			return caughtUpViolation("the endpoints controller is caught up, but service %s has no Endpoints", svc.Name)
 		}
@@ -126,7 +126,7 @@ func endpointsCaughtUp(s *model.Snapshot) error {
 		}
 	}
 	for _, o := range s.List(model.KindEndpoints) {
-		if s.Objects[model.Ref{Kind: model.KindService, Name: model.MetaOf(o).Name}] == nil {
+		if s.Objects[model.Ref{Kind: model.KindService, Namespace: model.MetaOf(o).Namespace, Name: model.MetaOf(o).Name}] == nil {
 			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s outlive their Service", model.MetaOf(o).Name)
 		}
 	}
@@ -137,8 +137,8 @@ func proxyCaughtUp(s *model.Snapshot, node string) error {
 	want := map[string]model.Rule{}
 	for _, o := range s.List(model.KindService) {
 		svc := o.(*model.Service)
-		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Name: svc.Name}].(*model.Endpoints)
-		want[svc.Name] = model.RuleFor(svc, ep)
+		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Namespace: svc.Namespace, Name: svc.Name}].(*model.Endpoints)
+		want[model.KeyOf(svc)] = model.RuleFor(svc, ep)
 	}
 	same := func(a, b model.Rule) bool { return a.Port == b.Port && slices.Equal(a.Backends, b.Backends) }
 	if !maps.EqualFunc(s.Rules[node], want, same) {

@@ -159,7 +159,7 @@ func (in *Intents) Leaks(s *model.Snapshot) error {
 				continue
 			}
 			ow := m.Owner
-			cur := s.Objects[model.Ref{Kind: ow.Kind, Name: ow.Name}]
+			cur := s.Objects[model.OwnerRef(m)]
 			if ow.UID != 0 && cur != nil && model.MetaOf(cur).UID == ow.UID {
 				continue
 			}
@@ -170,7 +170,7 @@ func (in *Intents) Leaks(s *model.Snapshot) error {
 			if ow.UID == 0 {
 				return violationf("nothing a controller created leaks", "%s, created by %s, has no owner", model.RefOf(o), who)
 			}
-			return violationf("nothing a controller created leaks", "%s, created by %s, outlives its owner %s", model.RefOf(o), who, model.Ref{Kind: ow.Kind, Name: ow.Name})
+			return violationf("nothing a controller created leaks", "%s, created by %s, outlives its owner %s", model.RefOf(o), who, model.OwnerRef(m))
 		}
 	}
 	return nil

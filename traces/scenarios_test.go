@@ -47,7 +47,7 @@ func TestScenarioTraceBytesAreDeterministic(t *testing.T) {
 	_, err = RecordScenario(sc, model.Config{}, &b)
 	require.NoError(t, err)
 	require.Equal(t, a.String(), b.String())
-	require.Contains(t, a.String(), `"script":"apply my-app replicas=3 image=nginx:1.27"`)
+	require.Contains(t, a.String(), `"script":"apply default/my-app replicas=3 image=nginx:1.27"`)
 	require.NotContains(t, a.String(), `"rev":`, "the model's revisions are not recorded")
 }
 
