@@ -11,6 +11,9 @@ var (
 	DeploymentNames = []string{"web", "api"}
 	ImageNames      = []string{"nginx:1", "nginx:2", "nginx:3"}
 	NodeNames       = []string{"node-1", "node-2", "node-3"}
+	// Namespaces: objects go in the default one or in a second one, which
+	// users create and delete (default first, so draws shrink to it).
+	Namespaces = []string{model.DefaultNamespace, "team-b"}
 )
 
 // ActionSource is a cluster that actions are drawn from: the model, or the
@@ -23,7 +26,8 @@ type ActionSource interface {
 
 // DrawUser draws one user action.
 func DrawUser(t *rapid.T, st ActionSource) model.Action {
-	d := rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")
+	name := rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")
+	d := model.Key(rapid.SampledFrom(Namespaces).Draw(t, "namespace"), name)
 	switch rapid.IntRange(0, 9).Draw(t, "user") {
 	case 0, 1:
 		return model.Action{Op: model.OpApply, Key: d, N: rapid.IntRange(0, 4).Draw(t, "replicas"), Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
@@ -39,7 +43,7 @@ func DrawUser(t *rapid.T, st ActionSource) model.Action {
 		return a
 	case 5:
 		if pods := st.Objects(model.KindPod); len(pods) > 0 {
-			return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(pods).Draw(t, "pod")).Name}
+			return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.KeyOf(rapid.SampledFrom(pods).Draw(t, "pod"))}
 		}
 		return model.Action{Op: model.OpTick}
 	case 6:
@@ -47,16 +51,22 @@ func DrawUser(t *rapid.T, st ActionSource) model.Action {
 	case 7:
 		return model.Action{Op: model.OpRemoveNode, Who: rapid.SampledFrom(NodeNames).Draw(t, "node")}
 	case 8:
-		return model.Action{Op: model.OpApplyService, Key: d, App: d, N: 80}
+		return model.Action{Op: model.OpApplyService, Key: d, App: name, N: 80}
 	}
 	// An operator's finalizer on a Deployment, and its removal (the
 	// cleanup done), or a tick. Not on pods: a StatefulSet-like controller
 	// (the ordinal-names control) rightly waits forever for a held pod's
 	// name, which the convergence and caught-up checks do not know yet.
 	// Pods' finalizers ran in lockstep campaigns (see the README).
-	op := []model.Op{model.OpTick, model.OpAddFinalizer, model.OpRemoveFinalizer}[rapid.IntRange(0, 2).Draw(t, "finalizer")]
-	if op == model.OpTick {
+	// Or the second namespace created, or deleted.
+	op := []model.Op{model.OpTick, model.OpAddFinalizer, model.OpRemoveFinalizer, model.OpCreateNamespace, model.OpDelete}[rapid.IntRange(0, 4).Draw(t, "finalizer")]
+	switch op {
+	case model.OpTick:
 		return model.Action{Op: op}
+	case model.OpCreateNamespace:
+		return model.Action{Op: op, Key: Namespaces[1]}
+	case model.OpDelete:
+		return model.Action{Op: op, Kind: model.KindNamespace, Key: Namespaces[1]}
 	}
 	return model.Action{Op: op, Kind: model.KindDeployment, Key: d}
 }

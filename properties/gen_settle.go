@@ -106,7 +106,7 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 	case 0, 1, 2:
 		ds := st.Objects(model.KindDeployment)
 		if len(ds) == 0 {
-			return model.Action{Op: model.OpApply, Key: rapid.SampledFrom(DeploymentNames).Draw(t, "deployment"),
+			return model.Action{Op: model.OpApply, Key: model.Key(model.DefaultNamespace, rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")),
 				N: rapid.IntRange(1, 4).Draw(t, "replicas"), Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
 		}
 		d := rapid.SampledFrom(ds).Draw(t, "rollout").(*model.Deployment)
@@ -116,7 +116,7 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 				next = ImageNames[(i+1)%len(ImageNames)]
 			}
 		}
-		return model.Action{Op: model.OpSetImage, Key: d.Name, Image: next}
+		return model.Action{Op: model.OpSetImage, Key: model.KeyOf(d), Image: next}
 	case 3:
 		var ready []model.Obj
 		for _, o := range st.Objects(model.KindPod) {
@@ -127,7 +127,7 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 		if len(ready) == 0 {
 			break
 		}
-		return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.MetaOf(rapid.SampledFrom(ready).Draw(t, "ready pod")).Name}
+		return model.Action{Op: model.OpDelete, Kind: model.KindPod, Key: model.KeyOf(rapid.SampledFrom(ready).Draw(t, "ready pod"))}
 	case 6:
 		var running []model.Obj
 		for _, o := range st.Objects(model.KindDeployment) {
@@ -138,7 +138,7 @@ func drawImplUser(t *rapid.T, st ActionSource) model.Action {
 		if len(running) == 0 {
 			break
 		}
-		return model.Action{Op: model.OpDelete, Kind: model.KindDeployment, Key: model.MetaOf(rapid.SampledFrom(running).Draw(t, "running deployment")).Name,
+		return model.Action{Op: model.OpDelete, Kind: model.KindDeployment, Key: model.KeyOf(rapid.SampledFrom(running).Draw(t, "running deployment")),
 			Policy: rapid.SampledFrom(Cascades[1:]).Draw(t, "cascade")}
 	}
 	return DrawUser(t, st)

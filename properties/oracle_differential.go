@@ -66,13 +66,21 @@ func maskedLines(s *model.Snapshot) []string {
 }
 
 // Reference is the end state of a fault-free, sequential run of the last
-// intents on the correct model: the nodes of s, then every Deployment and
-// Service the user last left in place, then quiesce.
+// intents on the correct model: the nodes and the live namespaces of s,
+// then every Deployment and Service the user last left in place in them,
+// then quiesce. What was in a namespace deleted since went with it.
 func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 	st := model.New(model.Config{})
 	var acts []model.Action
 	for _, o := range s.List(model.KindNode) {
 		acts = append(acts, model.Action{Op: model.OpAddNode, Who: model.MetaOf(o).Name})
+	}
+	live := map[string]bool{model.DefaultNamespace: true}
+	for _, o := range s.List(model.KindNamespace) {
+		if m := model.MetaOf(o); !m.Deleting {
+			live[m.Name] = true
+			acts = append(acts, model.Action{Op: model.OpCreateNamespace, Key: m.Name})
+		}
 	}
 	refs := make([]model.Ref, 0, len(in.last))
 	for r := range in.last {
@@ -81,18 +89,18 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 	slices.SortFunc(refs, func(a, b model.Ref) int { return strings.Compare(a.String(), b.String()) })
 	for _, r := range refs {
 		it := in.last[r]
-		if it.deleted {
+		if it.deleted || !live[r.Namespace] {
 			continue
 		}
 		switch o := it.obj.(type) {
 		case *model.Deployment:
 			surge, unavailable := o.MaxSurge, o.MaxUnavailable
-			acts = append(acts, model.Action{Op: model.OpApply, Key: o.Name, N: o.Replicas, Image: o.Image, Surge: &surge, Unavailable: &unavailable})
+			acts = append(acts, model.Action{Op: model.OpApply, Key: model.KeyOf(o), N: o.Replicas, Image: o.Image, Surge: &surge, Unavailable: &unavailable})
 			if o.HasFinalizer(model.UserFinalizer) {
-				acts = append(acts, model.Action{Op: model.OpAddFinalizer, Kind: model.KindDeployment, Key: o.Name})
+				acts = append(acts, model.Action{Op: model.OpAddFinalizer, Kind: model.KindDeployment, Key: model.KeyOf(o)})
 			}
 		case *model.Service:
-			acts = append(acts, model.Action{Op: model.OpApplyService, Key: o.Name, App: o.Selector["app"], N: o.Port})
+			acts = append(acts, model.Action{Op: model.OpApplyService, Key: model.KeyOf(o), App: o.Selector["app"], N: o.Port})
 		}
 	}
 	for _, a := range acts {

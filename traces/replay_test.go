@@ -121,7 +121,7 @@ func TestFromStepNamesLocalWritesAndSubjects(t *testing.T) {
 			if w.Verb == "RUNTIME-START" {
 				sawRuntime = true
 				require.Equal(t, "containers", w.Resource)
-				require.Equal(t, "node-1/nginx/0", w.Name)
+				require.Equal(t, "node-1/default/nginx/0", w.Name)
 				require.Empty(t, w.Fields)
 			}
 		}

@@ -75,12 +75,12 @@ func manifestActions(path string) ([]model.Action, error) {
 			if len(cs) == 0 {
 				return nil, usageError("%s: deployment %s has no container", path, x.Name)
 			}
-			out = append(out, model.Action{Op: model.OpApply, Key: x.Name, N: int(*x.Spec.Replicas), Image: cs[0].Image})
+			out = append(out, model.Action{Op: model.OpApply, Key: model.RefTo(model.KindDeployment, model.Key(x.Namespace, x.Name)).Key(), N: int(*x.Spec.Replicas), Image: cs[0].Image})
 		case *api.Service:
 			if len(x.Spec.Ports) == 0 || x.Spec.Selector["app"] == "" {
 				return nil, usageError("%s: service %s needs a port and an app selector", path, x.Name)
 			}
-			out = append(out, model.Action{Op: model.OpApplyService, Key: x.Name, App: x.Spec.Selector["app"], N: int(x.Spec.Ports[0].Port)})
+			out = append(out, model.Action{Op: model.OpApplyService, Key: model.RefTo(model.KindService, model.Key(x.Namespace, x.Name)).Key(), App: x.Spec.Selector["app"], N: int(x.Spec.Ports[0].Port)})
 		default:
 			return nil, usageError("%s: the demo applies Deployments and Services, not %s", path, o.GetTypeMeta().Kind)
 		}

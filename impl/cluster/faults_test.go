@@ -86,7 +86,7 @@ func TestUserControllerSeesTransientErrorsAndDecidesTheRetry(t *testing.T) {
 	if len(seen) != 1 || api.CodeOf(seen[0]) != 503 {
 		t.Fatalf("the controller saw %v, want a 503", seen)
 	}
-	if queued(s, ep, "web") {
+	if queued(s, ep, "default/web") {
 		t.Fatal("nil was returned, yet the key was queued again")
 	}
 	swallow = false
@@ -94,11 +94,11 @@ func TestUserControllerSeesTransientErrorsAndDecidesTheRetry(t *testing.T) {
 	mustStep(t, s, "deliver "+ep+" services")
 	mustStep(t, s, "api-error "+ep+" 429")
 	mustStep(t, s, "reconcile "+ep+" web")
-	if api.CodeOf(seen[1]) != 429 || !queued(s, ep, "web") {
+	if api.CodeOf(seen[1]) != 429 || !queued(s, ep, "default/web") {
 		t.Fatalf("saw %v; an error must requeue the key", seen[1])
 	}
 	mustStep(t, s, "reconcile "+ep+" web")
-	if seen[2] != nil || queued(s, ep, "web") {
+	if seen[2] != nil || queued(s, ep, "default/web") {
 		t.Fatalf("the retry saw %v; a nil return must forget the key", seen[2])
 	}
 }
@@ -122,11 +122,11 @@ func TestRequeueAfterIsATimerOnTheLogicalClock(t *testing.T) {
 		t.Fatalf("a pending RequeueAfter kept the cluster busy: %s", a)
 	}
 	mustStep(t, s, "tick")
-	if queued(s, ep, "web") {
+	if queued(s, ep, "default/web") {
 		t.Fatal("due after two ticks, queued after one")
 	}
 	mustStep(t, s, "tick")
-	if !queued(s, ep, "web") {
+	if !queued(s, ep, "default/web") {
 		t.Fatal("not queued when due")
 	}
 	mustStep(t, s, "reconcile "+ep+" web")

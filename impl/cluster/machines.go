@@ -54,7 +54,7 @@ func (r *Running) relistNode(node string, seen map[string]map[string]container.S
 	for _, c := range cs {
 		now[c.ID] = c.State
 		if st, ok := before[c.ID]; !ok || st != c.State {
-			changed[c.PodName] = true
+			changed[model.Key(c.PodNamespace, c.PodName)] = true
 		}
 	}
 	for id := range before {
