@@ -88,9 +88,9 @@ func TestActionScriptRoundTripsAndRejectsGarbage(t *testing.T) {
 	// as kubectl has it.
 	for l, want := range map[string]string{
 		"scale web 0": "scale default/web 0", "delete pods/web-x-0": "delete pods/default/web-x-0",
-		"reconcile replicaset-controller web-x": "reconcile replicaset-controller default/web-x",
+		"reconcile replicaset-controller web-x":    "reconcile replicaset-controller default/web-x",
 		"reconcile garbage-collector pods/web-x-0": "reconcile garbage-collector pods/default/web-x-0",
-		"crash-container node-1 web-x-0": "crash-container node-1 default/web-x-0",
+		"crash-container node-1 web-x-0":           "crash-container node-1 default/web-x-0",
 	} {
 		if a, err := ParseAction(l); err != nil || a.String() != want {
 			t.Errorf("%q: got %q, %v; want %q", l, a.String(), err, want)

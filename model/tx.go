@@ -14,7 +14,7 @@ type tx struct {
 	writes []Write
 	limit  int // writes allowed before the crash; <0: no crash
 	failed bool
-	polled bool // Retry ended it
+	polled bool       // Retry ended it
 	comp   *component // the reconciling component, for its armed api-error
 }
 

@@ -65,7 +65,6 @@ func (s *Stepped) user(a model.Action) model.Result {
 	return model.Result{Writes: w.writes, Err: err}
 }
 
-
 // updateAnyVersion is the user's write: no resourceVersion precondition.
 func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after model.Obj) {
 	base, err := s.env.client.Get(ctx, after.Kind().Resource(), model.MetaOf(after).Namespace, model.MetaOf(after).Name)
