@@ -263,6 +263,11 @@ type Host interface {
 	// LiveList lists a kind from the store (the garbage collector's check
 	// that no dependent is left before an owner's finalizer goes).
 	LiveList(k Kind) ([]Obj, error)
+	// DeleteOthers deletes what namespace ns holds of kinds the model does
+	// not have (an implementation's ConfigMaps, Secrets, Events) and tells
+	// whether any is left: the namespace controller's work beyond the
+	// model's kinds. The model has none.
+	DeleteOthers(ns string) (left bool, err error)
 	Now() int64
 	NodeIndex(node string) int
 	Containers(node string) []Container // sorted by ID

@@ -58,6 +58,10 @@ func reconcileNamespace(c *Memory, h Host, t Writer, key string) {
 // emptyNamespace deletes every object live in namespace ns that is not
 // already being deleted; left says whether anything was there.
 func emptyNamespace(h Host, t Writer, ns string) (left, ok bool) {
+	left, err := h.DeleteOthers(ns)
+	if err != nil {
+		return true, false
+	}
 	for _, k := range namespacedKinds {
 		objs, err := h.LiveList(k)
 		if err != nil {

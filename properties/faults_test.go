@@ -304,7 +304,7 @@ func TestFaultContainerCrash(t *testing.T) {
 	if len(p) != 1 || !p[0].Ready || p[0].Restarts != 0 {
 		t.Fatalf("pods %+v, want one ready pod", p)
 	}
-	pod := p[0].Name
+	pod := model.KeyOf(p[0])
 	f.do("crash-container node-1 " + pod)
 	if c := f.snapshot().Containers; len(c) != 1 || c[0].Running || c[0].ExitCode == 0 {
 		t.Fatalf("containers after the crash %+v, want one exited with an error", c)
@@ -335,7 +335,7 @@ func TestFaultNodeDownAndUp(t *testing.T) {
 	var lost string
 	for _, p := range f.pods() {
 		if p.NodeName == "node-1" {
-			lost = p.Name
+			lost = model.KeyOf(p)
 		}
 	}
 	if lost == "" {
@@ -350,7 +350,7 @@ func TestFaultNodeDownAndUp(t *testing.T) {
 	f.tickUntil(10, "node-1 NotReady", nil, func() bool { return !f.node("node-1").Ready })
 	evicted := func() bool {
 		for _, p := range f.pods() {
-			if p.Name == lost {
+			if model.KeyOf(p) == lost {
 				return p.Deleting
 			}
 		}
@@ -377,7 +377,7 @@ func TestFaultNodeDownAndUp(t *testing.T) {
 		t.Fatal("the evicted pod's container still runs after node-up")
 	}
 	for _, p := range f.pods() {
-		if p.Name == lost {
+		if model.KeyOf(p) == lost {
 			t.Fatalf("evicted pod %s still stored", lost)
 		}
 	}

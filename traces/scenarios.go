@@ -126,6 +126,15 @@ func Scenarios() []Scenario {
 			"remove-finalizer deployments/web",
 			"quiesce",
 		}},
+		{"namespace-delete", "The seed Deployment and a Service in namespace team-b; deleting the namespace marks it Terminating, the namespace controller deletes what it holds and, once it is empty, finalizes it, and it goes.", []string{
+			"add-node node-1",
+			"create-namespace team-b",
+			"apply team-b/web replicas=2 image=nginx:1",
+			"apply-service team-b/web app=web port=80",
+			"quiesce",
+			"delete namespaces/team-b",
+			"quiesce",
+		}},
 	}
 }
 

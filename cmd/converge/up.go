@@ -157,7 +157,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", f.listen, err)
 	}
-	hs := serving.NewServer(warnOutsideControllers(srv.Handler()), tlsCfg, serving.Limits{})
+	hs := serving.NewServer(srv.Handler(), tlsCfg, serving.Limits{})
 	served := make(chan error, 1)
 	go func() { served <- hs.ServeTLS(ln, "", "") }()
 	defer hs.Close()

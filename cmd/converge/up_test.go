@@ -298,24 +298,32 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 		t.Fatalf("a foreground delete of the ReplicaSet, waited for by kubectl, left:\n%s", out)
 	}
 
-	// The typed-clientset commands send protobuf; the flow runs to Ready
-	// (the controllers act in the default namespace only).
+	// The typed-clientset commands send protobuf; the controllers act in
+	// every namespace, so a Deployment in dev runs to Available.
 	kubectl(t, kc, "create", "namespace", "dev")
-	outside := exec.Command(kubectlBin, "-n", "dev", "create", "deployment", "api", "--image=busybox")
-	outside.Env = append(os.Environ(), "KUBECONFIG="+kc)
-	if out, err := outside.CombinedOutput(); err != nil || !strings.Contains(string(out), "Warning: converge's controllers act in namespace default only") {
-		t.Fatalf("a Deployment outside the default namespace: want it created with a warning, got %v:\n%s", err, out)
+	kubectl(t, kc, "-n", "dev", "create", "deployment", "api", "--image=busybox")
+	if out := kubectl(t, kc, "-n", "dev", "wait", "--for=condition=Available", "deployment/api", "--timeout=60s"); !strings.Contains(out, "condition met") {
+		t.Fatalf("a Deployment in namespace dev: %s", out)
 	}
-	// A namespace's deletion takes what it holds; the system ones stay.
+	if out := kubectl(t, kc, "get", "namespace", "dev", "-o", "jsonpath={.spec.finalizers}"); !strings.Contains(out, "kubernetes") {
+		t.Fatalf("a new namespace carries the namespace controller's finalizer: %q", out)
+	}
+	// Deleting a namespace: the namespace controller empties it (the
+	// Deployment, its ReplicaSet and pods), then lets it go; the system
+	// ones stay.
 	if out := kubectl(t, kc, "get", "namespaces"); !strings.Contains(out, "kube-system") || !strings.Contains(out, "dev ") {
 		t.Fatalf("get namespaces:\n%s", out)
 	}
-	kubectl(t, kc, "delete", "namespace", "dev", "--timeout=30s")
-	if out := kubectl(t, kc, "get", "deployments", "-A", "-o", "name"); strings.Contains(out, "deployment.apps/api") {
-		t.Fatalf("the deployment in deleted namespace dev is still there:\n%s", out)
+	kubectl(t, kc, "delete", "namespace", "dev", "--timeout=60s")
+	if out := kubectlFails(t, kc, "get", "namespace", "dev"); !strings.Contains(out, "NotFound") {
+		t.Fatalf("namespace dev after its delete returned: %s", out)
+	}
+	if out := kubectl(t, kc, "get", "deployments,replicasets,pods", "-A", "-o", "name"); strings.Contains(out, "/api") {
+		t.Fatalf("what deleted namespace dev held is still there:\n%s", out)
 	}
 	// A finalizer keeps its object, and the namespace Terminating, until
-	// kubectl patch removes it.
+	// kubectl patch removes it; then the namespace controller lets the
+	// namespace go.
 	kubectl(t, kc, "create", "namespace", "held")
 	kubectl(t, kc, "-n", "held", "create", "configmap", "c", "--from-literal=a=b")
 	kubectl(t, kc, "-n", "held", "patch", "configmap", "c", "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold"]}}`)
@@ -326,9 +334,19 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	if out := kubectlFails(t, kc, "-n", "held", "create", "configmap", "late"); !strings.Contains(out, "because it is being terminated") {
 		t.Fatalf("create in a Terminating namespace: %s", out)
 	}
+	time.Sleep(time.Second) // the namespace controller retries meanwhile
+	if out := kubectl(t, kc, "get", "namespace", "held"); !strings.Contains(out, "Terminating") {
+		t.Fatalf("the namespace went while a finalizer held its content:\n%s", out)
+	}
 	kubectl(t, kc, "-n", "held", "patch", "configmap", "c", "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
-	if out := kubectlFails(t, kc, "get", "namespace", "held"); !strings.Contains(out, "NotFound") {
-		t.Fatalf("the namespace stayed once its last object went: %s", out)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		get := exec.Command(kubectlBin, "get", "namespace", "held")
+		get.Env = append(os.Environ(), "KUBECONFIG="+kc)
+		if out, err := get.CombinedOutput(); err != nil && strings.Contains(string(out), "NotFound") {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the namespace stayed once its last object went: %v\n%s", err, out)
+		}
 	}
 	if out := kubectlFails(t, kc, "delete", "namespace", "default"); !strings.Contains(out, "forbidden") {
 		t.Fatalf("delete namespace default: %s", out)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/impl/registry"
@@ -274,7 +275,7 @@ func (h *host) Live(r model.Ref) model.Obj {
 	return o
 }
 
-// LiveList lists k's objects sorted by name, as the model's store does; an
+// LiveList lists k's objects sorted by key, as the model's store does; an
 // object the model cannot represent is left out, as Live answers nil for it.
 func (h *host) LiveList(k model.Kind) ([]model.Obj, error) {
 	l, err := h.env.client.List(h.ctx, k.Resource(), "", registry.ListOptions{})
@@ -287,8 +288,35 @@ func (h *host) LiveList(k model.Kind) ([]model.Obj, error) {
 			out = append(out, o)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return model.MetaOf(out[i]).Name < model.MetaOf(out[j]).Name })
+	sort.Slice(out, func(i, j int) bool { return model.KeyOf(out[i]) < model.KeyOf(out[j]) })
 	return out, nil
+}
+
+// DeleteOthers deletes, in the background, what namespace ns holds of the
+// kinds the model does not have (ConfigMaps, Secrets, Events, ...), as
+// upstream's namespace controller deletes every kind; left says whether
+// any is still there.
+func (h *host) DeleteOthers(ns string) (left bool, err error) {
+	background := api.DeletePropagationBackground
+	for _, info := range api.Resources() {
+		if _, modelled := model.KindOf(info.Resource); modelled || !info.Namespaced || info.ListKind == "" {
+			continue
+		}
+		l, err := h.env.client.List(h.ctx, info.Resource, ns, registry.ListOptions{})
+		if err != nil {
+			return true, err
+		}
+		for _, obj := range l.GetItems() {
+			left = true
+			if m := obj.GetObjectMeta(); m.DeletionTimestamp == nil {
+				_, err := h.env.client.Delete(h.ctx, info.Resource, ns, m.Name, api.DeleteOptions{PropagationPolicy: &background})
+				if err != nil && !api.IsNotFound(err) {
+					return true, err
+				}
+			}
+		}
+	}
+	return left, nil
 }
 
 func (h *host) Now() int64                               { return h.env.now() }

@@ -410,6 +410,8 @@ func modelError(err error, ref model.Ref) error {
 		sentinel = model.ErrConflict
 	case finalizerForbidden(err):
 		sentinel = model.ErrFinalizerForbidden
+	case hasCause(err, 403, "NamespaceTerminating"):
+		sentinel = model.ErrNamespaceTerminating
 	default:
 		return err
 	}
@@ -425,6 +427,21 @@ func finalizerForbidden(err error) bool {
 	}
 	for _, c := range se.Status.Details.Causes {
 		if c.Field == "metadata.finalizers" && c.Type == api.CauseTypeFieldValueForbidden {
+			return true
+		}
+	}
+	return false
+}
+
+// hasCause: an API error with this code and a status cause of this type
+// (a create in a Terminating namespace: 403, NamespaceTerminating).
+func hasCause(err error, code int32, cause api.CauseType) bool {
+	var se *api.StatusError
+	if !errors.As(err, &se) || se.Status.Code != code || se.Status.Details == nil {
+		return false
+	}
+	for _, c := range se.Status.Details.Causes {
+		if c.Type == cause {
 			return true
 		}
 	}
