@@ -320,7 +320,7 @@ func (st *State) LiveList(k Kind) ([]Obj, error) { return st.Objects(k), nil }
 
 // DeleteOthers: the model has no kinds but its own.
 func (st *State) DeleteOthers(string) (bool, error) { return false, nil }
-func (st *State) NodeIndex(node string) int      { return st.nodeIndex[node] }
+func (st *State) NodeIndex(node string) int         { return st.nodeIndex[node] }
 
 // Rules returns a node's kube-proxy rules (read-only).
 func (st *State) Rules(node string) map[string]Rule {
