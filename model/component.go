@@ -96,6 +96,25 @@ func NormalizeKey(component, key string) string {
 	return RefTo(r.keyKind, key).Key()
 }
 
+// RequestOf is the namespace and name of the reconcile request for a
+// component's queue key, as controller-runtime's Request carries them: a
+// key splits at its "/" (a namespaced one with none is in
+// DefaultNamespace, as are the keys of a component no role has); the
+// garbage collector's "<resource>/<namespace>/<name>" keeps its whole key
+// as the name, in the object's namespace.
+func RequestOf(component, key string) (namespace, name string) {
+	r := roleOf(component)
+	switch {
+	case r == nil:
+		r = &role{keyKind: KindDeployment}
+	case r.refKeys:
+		ref, _ := ParseRef(key)
+		return ref.Namespace, key
+	}
+	ref := RefTo(r.keyKind, key)
+	return ref.Namespace, ref.Name
+}
+
 func roleOf(name string) *role {
 	switch {
 	case name == DeploymentController:

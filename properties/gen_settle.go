@@ -96,13 +96,18 @@ func DrawImplAction(t *rapid.T, st ActionSource, faults bool) model.Action {
 }
 
 // drawImplUser is DrawUser, biased to what turns a settled cluster into a
-// transition: three times in seven it rolls an existing Deployment out to
-// another image (or applies one, when there is none), one time in seven
+// transition: three times in eight it rolls an existing Deployment out to
+// another image (or applies one, when there is none), one time in eight
 // it deletes a ready pod (a replacement and an Endpoints update follow),
-// one time in seven it deletes a running Deployment in the foreground or
-// orphaning its dependents (the owner lifecycle); otherwise DrawUser.
+// one time in eight it deletes a running Deployment in the foreground or
+// orphaning its dependents (the owner lifecycle), one time in eight it
+// takes the second namespace a step through its lifecycle (created, a
+// Deployment run in it, deleted with its pods running); otherwise
+// DrawUser.
 func drawImplUser(t *rapid.T, st ActionSource) model.Action {
-	switch rapid.IntRange(0, 6).Draw(t, "bias") {
+	switch rapid.IntRange(0, 7).Draw(t, "bias") {
+	case 7:
+		return namespaceLifecycle(t, st)
 	case 0, 1, 2:
 		ds := st.Objects(model.KindDeployment)
 		if len(ds) == 0 {
@@ -180,4 +185,29 @@ func GracePeriod(c interface{ EnabledSteps() []model.Action }, apply func(model.
 			}
 		}
 	}
+}
+
+// namespaceLifecycle is the next step of the second namespace's life: its
+// creation, a Deployment in it, and, once that runs, its deletion.
+func namespaceLifecycle(t *rapid.T, st ActionSource) model.Action {
+	ns := Namespaces[1]
+	var live model.Obj
+	for _, o := range st.Objects(model.KindNamespace) {
+		if model.MetaOf(o).Name == ns {
+			live = o
+		}
+	}
+	switch {
+	case live == nil:
+		return model.Action{Op: model.OpCreateNamespace, Key: ns}
+	case model.MetaOf(live).Deleting:
+		return DrawUser(t, st)
+	}
+	for _, o := range st.Objects(model.KindDeployment) {
+		if d := o.(*model.Deployment); d.Namespace == ns && d.Status.ReadyReplicas > 0 {
+			return model.Action{Op: model.OpDelete, Kind: model.KindNamespace, Key: ns}
+		}
+	}
+	return model.Action{Op: model.OpApply, Key: model.Key(ns, rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")),
+		N: rapid.IntRange(1, 4).Draw(t, "replicas"), Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
 }

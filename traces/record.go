@@ -58,7 +58,10 @@ func writeOf(w model.Write, snap *model.Snapshot) Write {
 	if w.Local != "" {
 		out.Resource, out.Name, _ = strings.Cut(w.Local, "/")
 	} else {
-		out.Resource, out.Name = w.Ref.Kind.Resource(), w.Ref.Name
+		out.Resource, out.Name = w.Ref.Kind.Resource(), w.Ref.Key()
+		if w.Ref.Namespace == model.DefaultNamespace {
+			out.Name = w.Ref.Name // the schema omits the default namespace
+		}
 		if w.Err == nil {
 			// A failed write changed nothing, so it names no fields.
 			if f := snap.ChangedFields(w.Before, w.After); len(f) > 0 {

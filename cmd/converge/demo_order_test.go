@@ -82,7 +82,7 @@ func TestCausalLogLetsAnUnclaimedRevisionGo(t *testing.T) {
 
 var (
 	bindLine  = regexp.MustCompile(`BIND pods/(\S+?)(,|$| )`)
-	startLine = regexp.MustCompile(`RUNTIME-START containers/[^/]+/([^/]+)/`)
+	startLine = regexp.MustCompile(`RUNTIME-START containers/[^/]+/([^/]+/[^/]+)/`)
 )
 
 // checkBindBeforeRun fails unless every pod the demo's log starts a

@@ -16,7 +16,7 @@ func TestDemoOnEtcdConverges(t *testing.T) {
 	if code := run([]string{"demo", "-f", seedManifest, "--timeout", "60s"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
 	}
-	for _, want := range []string{"CREATE replicasets/myapp-", "BIND pods/myapp-", "RUNTIME-START containers/node-", "== converged"} {
+	for _, want := range []string{"CREATE replicasets/default/myapp-", "BIND pods/default/myapp-", "RUNTIME-START containers/node-", "== converged"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
@@ -30,7 +30,7 @@ func TestDemoModelWalksTheSeedOrder(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	s := out.String()
-	order := []string{"CREATE deployments/myapp", "CREATE replicasets/myapp-", "CREATE pods/myapp-", "BIND pods/myapp-", "RUNTIME-START", "== converged"}
+	order := []string{"CREATE deployments/default/myapp", "CREATE replicasets/default/myapp-", "CREATE pods/default/myapp-", "BIND pods/default/myapp-", "RUNTIME-START", "== converged"}
 	last := -1
 	for _, w := range order {
 		i := strings.Index(s, w)

@@ -225,7 +225,7 @@ func TestTraceReplay(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "departs at seq 6 of "+tampered+" on the model")
 	require.Contains(t, out, "departs at seq 6 of "+tampered+" on the impl")
-	require.Equal(t, 2, strings.Count(out, "  replayed  scheduler reconcile nginx seen="), out)
+	require.Equal(t, 2, strings.Count(out, "  replayed  scheduler reconcile default/nginx seen="), out)
 	require.Equal(t, 2, strings.Count(out, "^ writes differ: b BIND pods/nginx [spec.nodeName] not in a"), out)
 	require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
 	require.Contains(t, errOut, "on the model at seq 6")

@@ -248,7 +248,7 @@ func TestRealContainersThroughConvergeUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nodeRT.Close()
-	pid, err := nodeRT.Pid(ctx, strings.ReplaceAll(node+"/"+victim.Name+"/0", "/", "_"))
+	pid, err := nodeRT.Pid(ctx, strings.ReplaceAll(node+"/default/"+victim.Name+"/0", "/", "_"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func TestUserControllerSeesTransientErrorsAndDecidesTheRetry(t *testing.T) {
 	swallow := true
 	s := steppedWith(t, func(env ControllerEnv) controller.Reconciler {
 		return userController(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-			_, err := env.Client.Get(ctx, "services", Namespace, req.Name)
+			_, err := env.Client.Get(ctx, "services", req.Namespace, req.Name)
 			seen = append(seen, err)
 			if swallow {
 				return controller.Result{}, nil
@@ -141,7 +141,7 @@ func TestRequeueAfterIsATimerOnTheLogicalClock(t *testing.T) {
 func TestAFailedWriteDoesNotStopTheReconcile(t *testing.T) {
 	s := steppedWith(t, func(env ControllerEnv) controller.Reconciler {
 		return userController(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-			e := &api.Endpoints{TypeMeta: api.TypeMeta{Kind: "Endpoints", APIVersion: "v1"}, ObjectMeta: api.ObjectMeta{Name: req.Name, Namespace: Namespace}}
+			e := &api.Endpoints{TypeMeta: api.TypeMeta{Kind: "Endpoints", APIVersion: "v1"}, ObjectMeta: api.ObjectMeta{Name: req.Name, Namespace: req.Namespace}}
 			e.ResourceVersion = "1" // stale: a conflict
 			if _, err := env.Client.Update(ctx, e); err == nil {
 				t.Error("a stale update did not fail")
@@ -173,7 +173,7 @@ func TestAFailedWriteDoesNotStopTheReconcile(t *testing.T) {
 func TestADeleteOfATerminatingPodWritesNothing(t *testing.T) {
 	s := steppedWith(t, func(env ControllerEnv) controller.Reconciler {
 		return userController(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-			_, err := env.Client.Delete(ctx, "pods", Namespace, "p", api.DeleteOptions{})
+			_, err := env.Client.Delete(ctx, "pods", model.DefaultNamespace, "p", api.DeleteOptions{})
 			return controller.Result{}, err
 		})
 	})

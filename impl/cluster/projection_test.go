@@ -24,7 +24,7 @@ func TestProjectionFollowsTheStoreAndReportsWhatDoesNotProject(t *testing.T) {
 	require.Empty(t, s.Objects(model.KindPod))
 
 	ctx := context.Background()
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: Namespace},
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: api.DefaultNamespace},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
 	_, err = s.env.client.Create(ctx, pod)
 	require.NoError(t, err)

@@ -164,7 +164,7 @@ func TestMissingImageIsAWaitingReasonThenRuns(t *testing.T) {
 	t.Cleanup(r.Close)
 	r.mustApply(t, "apply myapp replicas=1 image=nginx:1")
 	reason := func() string {
-		list, err := r.env.client.List(context.Background(), "pods", Namespace, registry.ListOptions{})
+		list, err := r.env.client.List(context.Background(), "pods", model.DefaultNamespace, registry.ListOptions{})
 		if err != nil || len(list.GetItems()) == 0 {
 			return ""
 		}

@@ -55,10 +55,7 @@ func (c *component) reconcileUser(ctx context.Context, key string, w *writer) (c
 		u.rec = u.spec.New(ControllerEnv{Client: u.client, Cache: c.cacheOf, Now: c.env.clockTime})
 	}
 	u.client.w = w
-	ns, name := model.SplitKey(key)
-	if ns == "" {
-		ns = Namespace
-	}
+	ns, name := model.RequestOf(c.name, key)
 	return u.rec.Reconcile(ctx, controller.Request{Namespace: ns, Name: name})
 }
 
@@ -154,6 +151,10 @@ func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Objec
 
 func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
 	return r.write(model.VerbStatus, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
+}
+
+func (r *recordingClient) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
+	return r.write(model.VerbFinalize, "namespaces", ns.Name, func() (api.Object, error) { return r.Client.FinalizeNamespace(ctx, ns) })
 }
 
 // Delete records no write when the object was already terminating and the

@@ -15,8 +15,6 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
-// Namespace is where the model's namespaced objects live.
-const Namespace = "default"
 
 // errCrashPoint stops a reconcile at a crash-after-k point.
 var errCrashPoint = errors.New("cluster: component crashed at its crash point")

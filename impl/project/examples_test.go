@@ -35,13 +35,13 @@ func TestExampleManifestsProject(t *testing.T) {
 		file string
 		want []model.Obj
 	}{
-		{"my-app.yaml", []model.Obj{&model.Deployment{Meta: model.Meta{Name: "myapp", Labels: myapp},
+		{"my-app.yaml", []model.Obj{&model.Deployment{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: myapp},
 			Replicas: 3, Image: "nginx:1.21.6", PodLabels: myapp, MaxSurge: percent(25), MaxUnavailable: percent(25)}}},
-		{"my-service.yaml", []model.Obj{&model.Service{Meta: model.Meta{Name: "myapp"}, Selector: myapp, Port: 80}}},
+		{"my-service.yaml", []model.Obj{&model.Service{Meta: model.Meta{Namespace: "default", Name: "myapp"}, Selector: myapp, Port: 80}}},
 		{"echo.yaml", []model.Obj{
-			&model.Deployment{Meta: model.Meta{Name: "echo", Labels: echo},
+			&model.Deployment{Meta: model.Meta{Namespace: "default", Name: "echo", Labels: echo},
 				Replicas: 3, Image: "converge.local/echo:v1", PodLabels: echo, MaxSurge: percent(25), MaxUnavailable: percent(25)},
-			&model.Service{Meta: model.Meta{Name: "echo"}, Selector: echo, Port: 80}}},
+			&model.Service{Meta: model.Meta{Namespace: "default", Name: "echo"}, Selector: echo, Port: 80}}},
 	} {
 		var got []model.Obj
 		for _, obj := range manifest(t, c.file) {
@@ -89,7 +89,7 @@ func TestTemplatesSurviveReplicaSetAndPod(t *testing.T) {
 	hash := TemplateHash(d.Spec.Template)
 	labels := map[string]string{"app": "echo", api.PodTemplateHashLabel: hash}
 	rsm := &model.ReplicaSet{
-		Meta:     model.Meta{Name: model.ReplicaSetName("echo", hash), Labels: labels, Owner: model.Owner{Kind: model.KindDeployment, Name: "echo", UID: dm.UID}},
+		Meta:     model.Meta{Namespace: "default", Name: model.ReplicaSetName("echo", hash), Labels: labels, Owner: model.Owner{Kind: model.KindDeployment, Name: "echo", UID: dm.UID}},
 		Replicas: 3, Image: dm.Image, PodLabels: labels, Hash: hash, Template: dm.Template, Revision: 1,
 	}
 	if dm.Template == "" {
@@ -127,7 +127,7 @@ func TestTemplatesSurviveReplicaSetAndPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	pm := &model.Pod{
-		Meta:  model.Meta{Labels: labels, Owner: model.Owner{Kind: model.KindReplicaSet, Name: rs.Name, UID: model.MetaOf(stored).UID}},
+		Meta:  model.Meta{Namespace: "default", Labels: labels, Owner: model.Owner{Kind: model.KindReplicaSet, Name: rs.Name, UID: model.MetaOf(stored).UID}},
 		Image: rsm.Image, CPU: model.DefaultPodCPU, Memory: model.DefaultPodMemory, Phase: model.PhasePending,
 	}
 	obj, err = New(pm, rs, uids)
@@ -166,7 +166,7 @@ func TestTemplatesSurviveReplicaSetAndPod(t *testing.T) {
 func TestEndpointsFromService(t *testing.T) {
 	svc := ServiceFor("web", "web", 80)
 	svc.Spec.Ports[0].Name = "http"
-	e := &model.Endpoints{Meta: model.Meta{Name: "web"}, Port: 80, Addresses: []model.Address{
+	e := &model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "web"}, Port: 80, Addresses: []model.Address{
 		{Pod: "web-b", IP: "127.100.0.3", Node: "n1"}, {Pod: "web-a", IP: "127.100.1.2", Node: "n2"}}}
 	obj, err := New(e, svc, NewUIDs())
 	if err != nil {
@@ -187,7 +187,7 @@ func TestEndpointsFromService(t *testing.T) {
 		t.Errorf("Endpoints invalid: %v", err)
 	}
 	// No ready pod: no subset, which Kubernetes would reject, and no port.
-	empty, err := Apply(ep, &model.Endpoints{Meta: model.Meta{Name: "web"}}, NewUIDs())
+	empty, err := Apply(ep, &model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "web"}}, NewUIDs())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -220,10 +220,10 @@ func TestUserActionObjectsMatchTheModel(t *testing.T) {
 	}{
 		{NodeFor("n1", 0, 0), model.Ref{Kind: model.KindNode, Name: "n1"}},
 		{NodeFor("n2", 1, 0), model.Ref{Kind: model.KindNode, Name: "n2"}},
-		{dep, model.Ref{Kind: model.KindDeployment, Name: "myapp"}},
-		{strict, model.Ref{Kind: model.KindDeployment, Name: "strict"}},
-		{ServiceFor("web", "myapp", 80), model.Ref{Kind: model.KindService, Name: "web"}},
-		{PodFor("solo", "busybox"), model.Ref{Kind: model.KindPod, Name: "solo"}},
+		{dep, model.Ref{Kind: model.KindDeployment, Namespace: "default", Name: "myapp"}},
+		{strict, model.Ref{Kind: model.KindDeployment, Namespace: "default", Name: "strict"}},
+		{ServiceFor("web", "myapp", 80), model.Ref{Kind: model.KindService, Namespace: "default", Name: "web"}},
+		{PodFor("solo", "busybox"), model.Ref{Kind: model.KindPod, Namespace: "default", Name: "solo"}},
 	} {
 		api.Default(c.obj)
 		if err := api.Validate(c.obj); err != nil {

@@ -29,31 +29,31 @@ func roundTrips() []model.Obj {
 	labels := map[string]string{"app": "myapp"}
 	hashed := map[string]string{"app": "myapp", api.PodTemplateHashLabel: "bcdf"}
 	return []model.Obj{
-		&model.Deployment{Meta: model.Meta{Name: "myapp", Labels: labels, Version: 12, UID: 1},
+		&model.Deployment{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels, Version: 12, UID: 1},
 			Replicas: 3, Image: "nginx:1.27", PodLabels: labels, MaxSurge: percent(25), MaxUnavailable: percent(25),
 			Generation: 2, ObservedGeneration: 1, Status: model.DeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 3}},
-		&model.Deployment{Meta: model.Meta{Name: "zero", Deleting: true},
+		&model.Deployment{Meta: model.Meta{Namespace: "default", Name: "zero", Deleting: true},
 			Replicas: 0, Image: "registry.local/team/app@sha256:abc", NodeSelector: map[string]string{"disk": "ssd"},
 			MaxSurge: count(2), MaxUnavailable: count(0)},
-		&model.ReplicaSet{Meta: model.Meta{Name: "myapp-bcdf", Labels: hashed, Owner: model.Owner{Kind: model.KindDeployment, Name: "myapp", UID: 1}},
+		&model.ReplicaSet{Meta: model.Meta{Namespace: "default", Name: "myapp-bcdf", Labels: hashed, Owner: model.Owner{Kind: model.KindDeployment, Name: "myapp", UID: 1}},
 			Replicas: 3, Image: "nginx:1.27", PodLabels: hashed, Hash: "bcdf", Status: model.ReplicaSetStatus{Replicas: 3, ReadyReplicas: 2}},
-		&model.ReplicaSet{Meta: model.Meta{Name: "scaled-to-zero"}, Replicas: 0, Image: "busybox"},
-		&model.Pod{Meta: model.Meta{Name: "myapp-bcdf-0", Labels: hashed, Owner: model.Owner{Kind: model.KindReplicaSet, Name: "myapp-bcdf", UID: 2}, Version: 40},
+		&model.ReplicaSet{Meta: model.Meta{Namespace: "default", Name: "scaled-to-zero"}, Replicas: 0, Image: "busybox"},
+		&model.Pod{Meta: model.Meta{Namespace: "default", Name: "myapp-bcdf-0", Labels: hashed, Owner: model.Owner{Kind: model.KindReplicaSet, Name: "myapp-bcdf", UID: 2}, Version: 40},
 			Image: "nginx:1.27", CPU: 100, Memory: 128, NodeName: "n1", Phase: model.PhaseRunning, Ready: true,
 			PodIP: model.PodIP(1, 2), Restarts: 3},
-		&model.Pod{Meta: model.Meta{Name: "pending", Labels: labels}, Image: "busybox", CPU: 250, Memory: 64, Phase: model.PhasePending,
+		&model.Pod{Meta: model.Meta{Namespace: "default", Name: "pending", Labels: labels}, Image: "busybox", CPU: 250, Memory: 64, Phase: model.PhasePending,
 			NodeSelector: map[string]string{"zone": "a"}},
-		&model.Pod{Meta: model.Meta{Name: "running-unready", Deleting: true}, Image: "busybox", CPU: 1000, Memory: 1, NodeName: "n2",
+		&model.Pod{Meta: model.Meta{Namespace: "default", Name: "running-unready", Deleting: true}, Image: "busybox", CPU: 1000, Memory: 1, NodeName: "n2",
 			Phase: model.PhaseRunning, PodIP: model.PodIP(260, 7)},
 		&model.Node{Meta: model.Meta{Name: "n1", Labels: map[string]string{"kubernetes.io/hostname": "n1"}},
 			Index: 0, CPU: 4000, Memory: 8192, MaxPods: 110, Ready: true, Heartbeat: 7, TransitionAt: 2},
 		&model.Node{Meta: model.Meta{Name: "n300"}, Index: 300, CPU: 1500, Memory: 512, MaxPods: 3,
 			Taints: []string{"node.kubernetes.io/unreachable:NoExecute", "dedicated:NoSchedule"}, Heartbeat: 0, TransitionAt: 9},
-		&model.Service{Meta: model.Meta{Name: "myapp", Labels: labels}, Selector: labels, Port: 80},
-		&model.Service{Meta: model.Meta{Name: "portless"}},
-		&model.Endpoints{Meta: model.Meta{Name: "myapp", Labels: labels}, Port: 80, Addresses: []model.Address{
+		&model.Service{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels}, Selector: labels, Port: 80},
+		&model.Service{Meta: model.Meta{Namespace: "default", Name: "portless"}},
+		&model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels}, Port: 80, Addresses: []model.Address{
 			{Pod: "myapp-bcdf-0", IP: model.PodIP(1, 2), Node: "n1"}, {Pod: "myapp-bcdf-1", IP: model.PodIP(0, 5), Node: "n0"}}},
-		&model.Endpoints{Meta: model.Meta{Name: "empty"}},
+		&model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "empty"}},
 	}
 }
 
@@ -148,7 +148,7 @@ func withUID(o model.Obj, uid int64) model.Obj {
 
 func TestErrors(t *testing.T) {
 	uids := testUIDs(1)
-	orphan := &model.Pod{Meta: model.Meta{Name: "p", Owner: model.Owner{Kind: model.KindReplicaSet, Name: "rs", UID: 99}}}
+	orphan := &model.Pod{Meta: model.Meta{Namespace: "default", Name: "p", Owner: model.Owner{Kind: model.KindReplicaSet, Name: "rs", UID: 99}}}
 	svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: "s"}}
 	for _, c := range []struct {
 		name string
@@ -156,14 +156,14 @@ func TestErrors(t *testing.T) {
 		want error
 	}{
 		{"unknown owner uid", second(New(orphan, nil, uids)), ErrUnknownUID},
-		{"wrong template", second(New(&model.Pod{Meta: model.Meta{Name: "p"}}, svc, uids)), ErrMismatch},
-		{"endpoints template", second(New(&model.Endpoints{Meta: model.Meta{Name: "e"}}, &api.Pod{}, uids)), ErrMismatch},
+		{"wrong template", second(New(&model.Pod{Meta: model.Meta{Namespace: "default", Name: "p"}}, svc, uids)), ErrMismatch},
+		{"endpoints template", second(New(&model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "e"}}, &api.Pod{}, uids)), ErrMismatch},
 		{"nil UIDs", second(New(&model.Service{}, nil, nil)), ErrMismatch},
-		{"kind mismatch", second(Apply(svc, &model.Pod{Meta: model.Meta{Name: "s"}}, uids)), ErrMismatch},
-		{"name mismatch", second(Apply(svc, &model.Service{Meta: model.Meta{Name: "t"}}, uids)), ErrMismatch},
+		{"kind mismatch", second(Apply(svc, &model.Pod{Meta: model.Meta{Namespace: "default", Name: "s"}}, uids)), ErrMismatch},
+		{"name mismatch", second(Apply(svc, &model.Service{Meta: model.Meta{Namespace: "default", Name: "t"}}, uids)), ErrMismatch},
 		{"nil base", second(Apply((*api.Service)(nil), &model.Service{}, uids)), ErrMismatch},
 		{"nil object", second(ToModel((*api.Pod)(nil), uids)), ErrUnsupported},
-		{"namespace kind", second(ToModel(&api.Namespace{}, uids)), ErrUnsupported},
+		{"configmap kind", second(ToModel(&api.ConfigMap{}, uids)), ErrUnsupported},
 		{"bad resourceVersion", second(ToModel(&api.Service{ObjectMeta: api.ObjectMeta{ResourceVersion: "x1"}}, uids)), ErrUnsupported},
 		{"foreign owner kind", second(ToModel(&api.Pod{ObjectMeta: api.ObjectMeta{OwnerReferences: []api.OwnerReference{
 			{Kind: "StatefulSet", Name: "db", UID: "u", Controller: ptr(true)}}}}, uids)), ErrUnsupported},

@@ -12,7 +12,7 @@ import (
 // puts in the template changes the digest and so the pod-template-hash.
 func TestTemplateDigest(t *testing.T) {
 	uids := NewUIDs()
-	m := &model.Deployment{Meta: model.Meta{Name: "web"}, Replicas: 2, Image: "nginx:1", PodLabels: map[string]string{"app": "web"}}
+	m := &model.Deployment{Meta: model.Meta{Namespace: "default", Name: "web"}, Replicas: 2, Image: "nginx:1", PodLabels: map[string]string{"app": "web"}}
 	obj, err := New(m, nil, uids)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestTemplateDigest(t *testing.T) {
 func TestReplicaSetRevisionAnnotation(t *testing.T) {
 	uids := NewUIDs()
 	labels := map[string]string{"app": "web", api.PodTemplateHashLabel: "h"}
-	rs := &model.ReplicaSet{Meta: model.Meta{Name: "web-h", Labels: labels}, Replicas: 1, Image: "nginx:1", PodLabels: labels, Hash: "h", Revision: 3}
+	rs := &model.ReplicaSet{Meta: model.Meta{Namespace: "default", Name: "web-h", Labels: labels}, Replicas: 1, Image: "nginx:1", PodLabels: labels, Hash: "h", Revision: 3}
 	obj, err := New(rs, nil, uids)
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,14 @@ var All = []Mutant{
 		Decisions: decide.GCForgetsTerminating,
 	},
 	{
+		Name:      "namespace-forgets-terminating",
+		Settle:    true,
+		Bug:       "finalizes a Terminating namespace once its pods are being deleted, not gone (class 6)",
+		Caught:    "a Terminating namespace ends empty, and then it is gone",
+		Spec:      cluster.ControllerSpec{Name: model.NamespaceController, New: newTerminatingForgettingNamespaces},
+		Decisions: decide.NamespaceForgetsTerminating,
+	},
+	{
 		Name:   "deployment-ignores-maxsurge",
 		Bug:    "creates a new template's ReplicaSet at full replicas, ignoring maxSurge",
 		Caught: "a rollout stays within replicas+maxSurge",

@@ -102,3 +102,13 @@ func allReady(m *model.Memory) *model.Memory {
 type noLiveReads struct{ model.Host }
 
 func (noLiveReads) Live(model.Ref) model.Obj { return nil }
+
+// NamespaceForgetsTerminating finalizes a Terminating namespace once what
+// it holds is being deleted, not gone: its live lists leave out the
+// objects being deleted, so pods still terminating outlive their
+// namespace.
+var NamespaceForgetsTerminating = model.Decisions{
+	model.NamespaceController: func(m *model.Memory, h model.Host, w model.Writer, key string) {
+		model.Shipped(model.NamespaceController)(m, hideTerminating{h}, w, key)
+	},
+}
