@@ -27,7 +27,7 @@ type ActionSource interface {
 // DrawUser draws one user action.
 func DrawUser(t *rapid.T, st ActionSource) model.Action {
 	name := rapid.SampledFrom(DeploymentNames).Draw(t, "deployment")
-	d := model.Key(rapid.SampledFrom(Namespaces).Draw(t, "namespace"), name)
+	d := model.Key(drawNamespace(t, st), name)
 	switch rapid.IntRange(0, 9).Draw(t, "user") {
 	case 0, 1:
 		return model.Action{Op: model.OpApply, Key: d, N: rapid.IntRange(0, 4).Draw(t, "replicas"), Image: rapid.SampledFrom(ImageNames).Draw(t, "image")}
@@ -96,4 +96,20 @@ func DrawAction(t *rapid.T, st ActionSource, faults bool) (a model.Action, ok bo
 	default:
 		return rapid.SampledFrom(st.EnabledFaults()).Draw(t, "fault"), true
 	}
+}
+
+// drawNamespace draws where a user action's object lives: the default
+// namespace, or another one while it exists (a create in a missing
+// namespace only fails, and would thin out the actions that matter).
+func drawNamespace(t *rapid.T, st ActionSource) string {
+	var open []string
+	for _, o := range st.Objects(model.KindNamespace) {
+		if m := model.MetaOf(o); !m.Deleting {
+			open = append(open, m.Name)
+		}
+	}
+	if len(open) == 0 {
+		return model.DefaultNamespace
+	}
+	return rapid.SampledFrom(append([]string{model.DefaultNamespace}, open...)).Draw(t, "namespace")
 }

@@ -86,8 +86,8 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 			}
 			a := DrawImplAction(t, impl, o.Faults)
 			apply(a)
-			if a.Op == model.OpDelete && a.Kind == model.KindPod {
-				GracePeriod(impl, apply)
+			if a.Op == model.OpDelete && (a.Kind == model.KindPod || a.Kind == model.KindNamespace) {
+				GracePeriod(impl, apply) // pods terminate: a namespace's too
 			}
 		},
 	})

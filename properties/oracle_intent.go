@@ -75,6 +75,9 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 		if orphaned(w) {
 			in.byUser[model.MetaOf(w.After).UID] = true // the user's orphan delete freed it: theirs now
 		}
+		if w.Ref.Kind == model.KindNamespace && ((w.Actor == "user" && w.Verb == model.VerbDelete) || w.After == nil) {
+			in.namespaceDeleted(a, w.Ref.Name) // asked for, and again once done
+		}
 		if !userKind(w.Ref.Kind) {
 			continue
 		}
@@ -108,6 +111,17 @@ func orphaned(w model.Write) bool {
 		model.MetaOf(w.Before).Owner.UID != 0 && model.MetaOf(w.After).Owner.UID == 0
 }
 
+// namespaceDeleted: deleting a namespace deletes what the user put in it,
+// written before the namespace went (a write while it was Terminating
+// included).
+func (in *Intents) namespaceDeleted(a model.Action, ns string) {
+	for ref, it := range in.last {
+		if ref.Namespace == ns && !it.deleted {
+			in.last[ref] = &intent{step: in.step, action: a, obj: it.obj, deleted: true}
+		}
+	}
+}
+
 func (in *Intents) observeUser(a model.Action, w model.Write) {
 	if w.Verb == model.VerbDelete && w.After != nil && len(model.MetaOf(w.After).Finalizers) > 0 {
 		in.frozen = true
@@ -132,6 +146,8 @@ func (in *Intents) Converged(s *model.Snapshot) error {
 		case it.deleted && cur != nil && !model.MetaOf(cur).Deleting: // a user's finalizer may hold it
 			return violationf("the end state reflects the user's intent", "%s exists, but the user deleted it last (step %d: %s)", ref, it.step, it.action)
 		case it.deleted:
+		case cur == nil && !namespaceLive(s, ref.Namespace):
+			// The namespace is being deleted: it will take it anyway.
 		case cur == nil:
 			return violationf("the end state reflects the user's intent", "%s is gone, but the user did not delete it (last: step %d: %s)", ref, it.step, it.action)
 		default:
@@ -174,4 +190,14 @@ func (in *Intents) Leaks(s *model.Snapshot) error {
 		}
 	}
 	return nil
+}
+
+// namespaceLive: ns is the default namespace, or exists and is not
+// Terminating.
+func namespaceLive(s *model.Snapshot, ns string) bool {
+	if ns == model.DefaultNamespace {
+		return true
+	}
+	o := s.Objects[model.Ref{Kind: model.KindNamespace, Name: ns}]
+	return o != nil && !model.MetaOf(o).Deleting
 }

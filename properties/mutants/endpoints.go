@@ -76,7 +76,7 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 			return controller.Result{}, err
 		}
 		p := o.(*model.Pod)
-		if model.Matches(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && (!p.Deleting || e.keepTerminating) {
+		if p.Namespace == s.Namespace && model.Matches(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && (!p.Deleting || e.keepTerminating) {
 			addrs = append(addrs, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}

@@ -21,7 +21,7 @@ type restartTruster struct {
 	sets    *ctrl.Cache
 	pods    *ctrl.Cache
 	started bool
-	trusted map[string]string // ReplicaSet name -> resourceVersion taken as done
+	trusted map[string]string // ReplicaSet key -> resourceVersion taken as done
 }
 
 var _ ctrl.Reconciler = (*restartTruster)(nil)
@@ -35,11 +35,11 @@ func (r *restartTruster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		r.started = true
 		for _, o := range r.sets.List() {
 			if rs := o.(*api.ReplicaSet); len(replicaset.ActivePods(r.pods, rs)) > 0 {
-				r.trusted[rs.Name] = rs.ResourceVersion // the bug: "a previous me finished it"
+				r.trusted[model.Key(rs.Namespace, rs.Name)] = rs.ResourceVersion // the bug: "a previous me finished it"
 			}
 		}
 	}
-	if rs, ok := get[*api.ReplicaSet](r.sets, req); ok && r.trusted[req.Name] == rs.ResourceVersion {
+	if rs, ok := get[*api.ReplicaSet](r.sets, req); ok && r.trusted[model.Key(req.Namespace, req.Name)] == rs.ResourceVersion {
 		return ctrl.Result{}, nil
 	}
 	delete(r.trusted, req.Name)
