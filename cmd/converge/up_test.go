@@ -301,9 +301,12 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	// The typed-clientset commands send protobuf; the controllers act in
 	// every namespace, so a Deployment in dev runs to Available.
 	kubectl(t, kc, "create", "namespace", "dev")
-	kubectl(t, kc, "-n", "dev", "create", "deployment", "api", "--image=busybox")
-	if out := kubectl(t, kc, "-n", "dev", "wait", "--for=condition=Available", "deployment/api", "--timeout=60s"); !strings.Contains(out, "condition met") {
-		t.Fatalf("a Deployment in namespace dev: %s", out)
+	kubectl(t, kc, "-n", "dev", "apply", "-f", "examples/my-app.yaml") // the seed Deployment
+	if out := kubectl(t, kc, "-n", "dev", "wait", "--for=condition=Available", "deployment/myapp", "--timeout=60s"); !strings.Contains(out, "condition met") {
+		t.Fatalf("the seed Deployment in namespace dev: %s", out)
+	}
+	if out := kubectl(t, kc, "-n", "dev", "get", "pods", "-o", "name"); strings.Count(out, "pod/myapp-") != 3 {
+		t.Fatalf("the seed Deployment's pods in namespace dev:\n%s", out)
 	}
 	if out := kubectl(t, kc, "get", "namespace", "dev", "-o", "jsonpath={.spec.finalizers}"); !strings.Contains(out, "kubernetes") {
 		t.Fatalf("a new namespace carries the namespace controller's finalizer: %q", out)
@@ -318,7 +321,7 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	if out := kubectlFails(t, kc, "get", "namespace", "dev"); !strings.Contains(out, "NotFound") {
 		t.Fatalf("namespace dev after its delete returned: %s", out)
 	}
-	if out := kubectl(t, kc, "get", "deployments,replicasets,pods", "-A", "-o", "name"); strings.Contains(out, "/api") {
+	if out := kubectl(t, kc, "get", "deployments,replicasets,pods", "-n", "dev", "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Fatalf("what deleted namespace dev held is still there:\n%s", out)
 	}
 	// A finalizer keeps its object, and the namespace Terminating, until

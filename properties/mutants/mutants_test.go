@@ -40,7 +40,7 @@ var pinned = map[string]uint64{
 	"replicaset-edge-triggered":   1,
 	"endpoints-create-only":       3,
 	"endpoints-lists-unready":     3,
-	"gc-trusts-cache":             3,
+	"gc-trusts-cache":             1,
 	"deployment-ignores-maxsurge": 7,
 	// Issue 22: the transient API error and a crash mid-batch.
 	// replicaset-trusts-restart's seed was re-picked (1 shrank to 43 drawn
@@ -54,7 +54,7 @@ var pinned = map[string]uint64{
 	"annotator-writes-stale-copy":       4,
 	"replicaset-owner-second-write":     5,
 	"replicaset-counts-terminating":     3,
-	"endpoints-keeps-terminating":       8, // re-picked when rapid began drawing cascades and finalizers: 4 shrank to 33
+	"endpoints-keeps-terminating":       3, // re-picked when rapid began drawing cascades and finalizers (4 shrank to 33), and namespaces (8 shrank to 80)
 	"deployment-ignores-maxunavailable": 3,
 	// Issue 16's owner lifecycle (class 6), with the settle generator's
 	// cascading deletes: 5 and 4 drawn actions when measured.
