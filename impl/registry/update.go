@@ -11,23 +11,38 @@ import (
 // Update replaces an object's spec and metadata; see the package doc for
 // what it keeps from the stored object.
 func (r *Registry) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.update(ctx, obj, false)
+	return r.update(ctx, obj, "")
 }
 
 // UpdateStatus replaces an object's status through the status subresource.
 func (r *Registry) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.update(ctx, obj, true)
+	return r.update(ctx, obj, "status")
+}
+
+// FinalizeNamespace is an update through the namespace's finalize
+// subresource, as upstream's FinalizeREST: it takes spec.finalizers (and
+// metadata, as any update) from ns and keeps the stored status, where a
+// plain update keeps the stored spec.finalizers. When it leaves a
+// namespace being deleted with neither spec.finalizers nor
+// metadata.finalizers, the namespace is removed at once, as upstream's
+// ShouldDeleteNamespaceDuringUpdate has it (see removeAfterUpdate).
+func (r *Registry) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
+	if ns == nil {
+		return nil, api.NewBadRequest("registry: finalize: no namespace given")
+	}
+	return r.update(ctx, ns, "finalize")
 }
 
 // update is a read-modify-write with a CAS on the revision read. With no
 // resourceVersion precondition a lost race is retried from a fresh read, so
 // the write is last-write-wins yet never loses a concurrent status (or spec)
-// write it was meant to keep.
-func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.Object, error) {
+// write it was meant to keep. subresource is "", "status" or "finalize".
+func (r *Registry) update(ctx context.Context, in api.Object, subresource string) (api.Object, error) {
 	info, err := infoOf(in)
 	if err != nil {
 		return nil, err
 	}
+	status := subresource == "status"
 	if status && !hasStatusSubresource(info) {
 		return nil, api.NewMethodNotSupported(info.GroupResource(), "update status")
 	}
@@ -56,7 +71,9 @@ func (r *Registry) update(ctx context.Context, in api.Object, status bool) (api.
 		}
 		next := mergeUpdate(info, old, in, status)
 		keepClusterIP(old, next)
-		keepNamespaceFinalizers(old, next)
+		if subresource != "finalize" {
+			keepNamespaceFinalizers(old, next)
+		}
 		if s, ok := next.(*api.Service); ok {
 			if err := r.assignNodePorts(ctx, s, old.(*api.Service)); err != nil {
 				return nil, err
