@@ -106,7 +106,10 @@ func RequestOf(component, key string) (namespace, name string) {
 	r := roleOf(component)
 	switch {
 	case r == nil:
-		r = &role{keyKind: KindDeployment}
+		if namespace, name = SplitKey(key); namespace == "" {
+			namespace = DefaultNamespace
+		}
+		return namespace, name
 	case r.refKeys:
 		ref, _ := ParseRef(key)
 		return ref.Namespace, key
