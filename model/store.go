@@ -192,8 +192,9 @@ func (s *store) createGenerated(prefix string, o Obj) (int64, error) {
 // The deletion fields are the server's and stay as stored. An update that
 // adds a finalizer to an object being deleted is refused. One that leaves
 // an object being deleted with no finalizers, and no kubelet to wait for,
-// removes it as the apiserver does: the update, then the deletion
-// (removed says so, and rev is the deletion's).
+// removes it as the apiserver does: the object goes as it was stored, and
+// the update itself is not written (removed says so, and rev is the
+// deletion's).
 func (s *store) update(verb Verb, o Obj, expect int64) (rev int64, removed bool, err error) {
 	r := RefOf(o)
 	cur, ok := s.objs[r]
@@ -210,11 +211,12 @@ func (s *store) update(verb Verb, o Obj, expect int64) (rev int64, removed bool,
 	m.UID, m.Deleting, m.Graceful = cm.UID, cm.Deleting, cm.Graceful
 	o = namespaceUpdate(verb, cur, o)
 	m = o.meta()
-	rev = s.commit(Modified, o)
 	if m.Deleting && !m.Graceful && len(m.Finalizers) == 0 && !namespaceFinalizing(o) {
-		return s.commit(Deleted, o), true, nil
+		// Its last finalizer goes: the object is deleted as it is stored,
+		// and the update is not written (upstream's errEmptiedFinalizers).
+		return s.commit(Deleted, cur), true, nil
 	}
-	return rev, false, nil
+	return s.commit(Modified, o), false, nil
 }
 
 // delete is a DELETE with a version precondition (expect < 0: any) and a

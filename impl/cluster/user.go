@@ -68,15 +68,15 @@ func (s *Stepped) user(a model.Action) model.Result {
 // updateAnyVersion is the user's write: no resourceVersion precondition.
 func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after model.Obj) {
 	base, err := s.env.client.Get(ctx, after.Kind().Resource(), model.MetaOf(after).Namespace, model.MetaOf(after).Name)
-	var stored api.Object
+	var sent, stored api.Object
 	if err == nil {
-		stored, err = project.Apply(base, after, s.env.uids)
+		sent, err = project.Apply(base, after, s.env.uids)
 	}
 	if err == nil {
-		stored.GetObjectMeta().ResourceVersion = ""
-		stored, err = s.env.client.Update(ctx, stored)
+		sent.GetObjectMeta().ResourceVersion = ""
+		stored, err = s.env.client.Update(ctx, sent)
 	}
-	w.record(model.VerbUpdate, model.RefOf(after), before, stored, err == nil && removedByUpdate(stored), err)
+	w.record(model.VerbUpdate, model.RefOf(after), before, stored, err == nil && removedByUpdate(sent), err)
 }
 
 // addNode boots a machine, registers its Node and starts its kubelet and

@@ -84,12 +84,21 @@ type recordingClient struct {
 // is gone for good. A transient API error armed for the component fails
 // the call before it reaches the store: nothing is recorded.
 func (r *recordingClient) write(verb model.Verb, resource, name string, do func() (api.Object, error)) (api.Object, error) {
-	return r.writeWith(verb, resource, name, nil, false, do)
+	return r.writeWith(verb, resource, name, writeFacts{}, do)
 }
 
-// writeWith is write; grace is a delete's gracePeriodSeconds and deleting
-// whether a create's owner was being deleted in the component's view.
-func (r *recordingClient) writeWith(verb model.Verb, resource, name string, grace *int64, deleting bool, do func() (api.Object, error)) (api.Object, error) {
+// writeFacts are what a write's record needs beyond its answer: an
+// update's object as sent (did it take the last finalizer?), a delete's
+// gracePeriodSeconds, and whether a create's owner was being deleted in
+// the component's view.
+type writeFacts struct {
+	sent     api.Object
+	grace    *int64
+	deleting bool
+}
+
+// writeWith is write with facts.
+func (r *recordingClient) writeWith(verb model.Verb, resource, name string, facts writeFacts, do func() (api.Object, error)) (api.Object, error) {
 	if r.w.crashed() {
 		return nil, errCrashed
 	}
@@ -116,16 +125,16 @@ func (r *recordingClient) writeWith(verb model.Verb, resource, name string, grac
 	if verb != model.VerbCreate {
 		before = r.w.c.mem.GetRef(ref)
 	}
-	final := err == nil && stored != nil && removedByUpdate(stored)
+	final := err == nil && facts.sent != nil && removedByUpdate(facts.sent)
 	if verb == model.VerbDelete {
 		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.MetaOf(before).Version) {
 			return stored, nil // nothing was written
 		}
-		final = stored == nil || removedByDelete(stored, grace)
+		final = stored == nil || removedByDelete(stored, facts.grace)
 	}
 	r.w.record(verb, ref, before, stored, final, err)
 	if verb == model.VerbCreate {
-		r.w.writes[len(r.w.writes)-1].OwnerDeleting = deleting
+		r.w.writes[len(r.w.writes)-1].OwnerDeleting = facts.deleting
 	}
 	return stored, err
 }
@@ -142,19 +151,19 @@ func (r *recordingClient) Create(ctx context.Context, obj api.Object) (api.Objec
 	if o, err := project.ToModel(obj, r.w.c.env.uids); err == nil {
 		deleting = model.OwnerDeletingIn(r.w.c.mem, o)
 	}
-	return r.writeWith(model.VerbCreate, resourceOf(obj), obj.GetObjectMeta().Name, nil, deleting, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
+	return r.writeWith(model.VerbCreate, resourceOf(obj), obj.GetObjectMeta().Name, writeFacts{deleting: deleting}, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
 }
 
 func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.write(model.VerbUpdate, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
+	return r.writeWith(model.VerbUpdate, resourceOf(obj), obj.GetObjectMeta().Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
 }
 
 func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.write(model.VerbStatus, resourceOf(obj), obj.GetObjectMeta().Name, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
+	return r.writeWith(model.VerbStatus, resourceOf(obj), obj.GetObjectMeta().Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
 }
 
 func (r *recordingClient) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
-	return r.write(model.VerbFinalize, "namespaces", ns.Name, func() (api.Object, error) { return r.Client.FinalizeNamespace(ctx, ns) })
+	return r.writeWith(model.VerbFinalize, "namespaces", ns.Name, writeFacts{sent: ns}, func() (api.Object, error) { return r.Client.FinalizeNamespace(ctx, ns) })
 }
 
 // Delete records no write when the object was already terminating and the
@@ -162,7 +171,7 @@ func (r *recordingClient) FinalizeNamespace(ctx context.Context, ns *api.Namespa
 // replicaset controller sends, may find it so, and nothing was written.
 func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name string, opts api.DeleteOptions) (api.Object, error) {
 	var prior api.Object
-	return r.writeWith(model.VerbDelete, resource, name, opts.GracePeriodSeconds, false, func() (api.Object, error) {
+	return r.writeWith(model.VerbDelete, resource, name, writeFacts{grace: opts.GracePeriodSeconds}, func() (api.Object, error) {
 		prior, _ = r.Client.Get(ctx, resource, namespace, name)
 		stored, err := r.Client.Delete(ctx, resource, namespace, name, opts)
 		if err == nil && stored != nil && prior != nil && prior.GetObjectMeta().DeletionTimestamp != nil && revOf(stored) == revOf(prior) {

@@ -15,7 +15,6 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
-
 // errCrashPoint stops a reconcile at a crash-after-k point.
 var errCrashPoint = errors.New("cluster: component crashed at its crash point")
 
@@ -207,27 +206,27 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 	if !write {
 		return 0
 	}
-	var stored api.Object
+	var sent, stored api.Object
 	base, err := w.base(before)
 	if err == nil {
-		stored, err = project.Apply(base, after, w.c.env.uids)
+		sent, err = project.Apply(base, after, w.c.env.uids)
 	}
 	if err == nil {
-		stored.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.MetaOf(before).Version, 10)
-		if p, ok := stored.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
+		sent.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.MetaOf(before).Version, 10)
+		if p, ok := sent.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
 			kubeletStatus(p, api.Unix(w.c.env.now()))
 		}
 		switch verb {
 		case model.VerbStatus:
-			stored, err = w.c.env.client.UpdateStatus(w.ctx, stored)
+			stored, err = w.c.env.client.UpdateStatus(w.ctx, sent)
 		case model.VerbFinalize:
-			ns, _ := stored.(*api.Namespace)
+			ns, _ := sent.(*api.Namespace)
 			stored, err = w.c.env.client.FinalizeNamespace(w.ctx, ns)
 		default:
-			stored, err = w.c.env.client.Update(w.ctx, stored)
+			stored, err = w.c.env.client.Update(w.ctx, sent)
 		}
 	}
-	return w.record(verb, model.RefOf(after), before, stored, err == nil && removedByUpdate(stored), err)
+	return w.record(verb, model.RefOf(after), before, stored, err == nil && removedByUpdate(sent), err)
 }
 
 func (w *writer) Bind(p *model.Pod, node string) int64 {
@@ -329,12 +328,13 @@ func namespaceFinalizing(stored api.Object) bool {
 	return ok && len(ns.Spec.Finalizers) > 0
 }
 
-// removedByUpdate tells whether an update's answer is the object's last
-// value: it was being deleted, with no grace period left, and the update
-// took its last finalizer, so the apiserver deleted it.
-func removedByUpdate(stored api.Object) bool {
-	m := stored.GetObjectMeta()
-	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) && !namespaceFinalizing(stored)
+// removedByUpdate tells whether a successful update of sent deleted the
+// object: it was being deleted, with no grace period left, and the update
+// took its last finalizer, so the apiserver deleted it instead of writing
+// it, and answered with its last stored value.
+func removedByUpdate(sent api.Object) bool {
+	m := sent.GetObjectMeta()
+	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) && !namespaceFinalizing(sent)
 }
 
 // local records a node-local effect; it counts as a write for crash points.

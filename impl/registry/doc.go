@@ -68,8 +68,9 @@
 //     dependents and removes its finalizer. An update may not add a
 //     finalizer to an object being deleted (422 on metadata.finalizers);
 //     one that removes the last finalizer of an object with no grace
-//     period left is written and then the object is deleted (watchers see
-//     MODIFIED, then DELETED), and the answer is the removed object.
+//     period left is not written: the object is deleted as it was stored
+//     (watchers see one DELETED event, as upstream's errEmptiedFinalizers),
+//     and the answer is that last stored value.
 //     A Namespace follows upstream (namespace.go): a first delete only
 //     marks it (deletionTimestamp, phase Terminating, the policy's GC
 //     finalizer); a later one leaves it while spec.finalizers holds it,

@@ -41,6 +41,12 @@ func TestFinalizerHoldsAnObjectUntilAnUpdateRemovesIt(t *testing.T) {
 		t.Fatalf("adding a finalizer to an object being deleted: %v, want 422 on metadata.finalizers", err)
 	}
 
+	// The update that takes the last finalizer is not written: the object
+	// goes as it was stored, and a watcher sees one DELETED event of it.
+	ch, err := r.Watch(ctx, "replicasets", "default", strconv.FormatInt(before, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rm := api.DeepCopy(out)
 	rm.GetObjectMeta().Finalizers = nil
 	gone, err := r.Update(ctx, rm)
@@ -50,8 +56,14 @@ func TestFinalizerHoldsAnObjectUntilAnUpdateRemovesIt(t *testing.T) {
 	if _, err := r.Get(ctx, "replicasets", "default", "held"); !api.IsNotFound(err) {
 		t.Fatalf("the object stayed after its last finalizer went: %v", err)
 	}
-	if got := rev(t, ctx, r); strconv.FormatInt(got, 10) != gone.GetObjectMeta().ResourceVersion || got != before+2 {
-		t.Fatalf("revision %d, answer at %s: want the update and then the deletion after %d", got, gone.GetObjectMeta().ResourceVersion, before)
+	if got := rev(t, ctx, r); strconv.FormatInt(got, 10) != gone.GetObjectMeta().ResourceVersion || got != before+1 {
+		t.Fatalf("revision %d, answer at %s: want the deletion alone after %d", got, gone.GetObjectMeta().ResourceVersion, before)
+	}
+	if fs := gone.GetObjectMeta().Finalizers; !reflect.DeepEqual(fs, []string{"example.com/hold"}) {
+		t.Fatalf("the answer's finalizers %v, want the last stored value's", fs)
+	}
+	if ev := next(t, ch); ev.Type != "DELETED" || !reflect.DeepEqual(ev.Object.GetObjectMeta().Finalizers, []string{"example.com/hold"}) {
+		t.Fatalf("watch saw %s %v, want DELETED of the last stored value", ev.Type, ev.Object)
 	}
 }
 

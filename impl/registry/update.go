@@ -89,6 +89,19 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		if err := checkNoNewFinalizers(info, old, next); err != nil {
 			return nil, err
 		}
+		if deleteAfterUpdate(old, next) {
+			// Its last finalizer goes: the object is deleted as it is
+			// stored, and the update is not written (upstream's
+			// errEmptiedFinalizers): watchers see one DELETED event.
+			out, err := r.remove(ctx, key, old, rev)
+			if errors.Is(err, errRetry) {
+				continue
+			}
+			if err != nil {
+				return nil, storeError(ctx, err, info.GroupResource(), m.Name)
+			}
+			return out, nil
+		}
 		value, err := encode(next)
 		if err != nil {
 			return nil, err
@@ -105,33 +118,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		if err != nil {
 			return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 		}
-		out := r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, next, status)
-		if deleteAfterUpdate(old, next) {
-			return r.removeAfterUpdate(ctx, info, key, out, newRev)
-		}
-		return out, nil
-	}
-}
-
-// removeAfterUpdate deletes an object whose update took its last
-// finalizer, with a CAS on the update's revision; a write that raced it is
-// judged again (it may have added a finalizer back). It answers with the
-// removed object at the deletion's revision, as a Delete does.
-func (r *Registry) removeAfterUpdate(ctx context.Context, info api.ResourceInfo, key store.Key, obj api.Object, rev int64) (api.Object, error) {
-	for {
-		out, err := r.remove(ctx, key, obj, rev)
-		if !errors.Is(err, errRetry) {
-			if err != nil {
-				return nil, storeError(ctx, err, info.GroupResource(), key.Name)
-			}
-			return out, nil
-		}
-		if obj, rev, err = r.get(ctx, info, key.Namespace, key.Name); err != nil {
-			return nil, err
-		}
-		if m := obj.GetObjectMeta(); m.DeletionTimestamp == nil || len(m.Finalizers) > 0 || namespaceHeld(obj) {
-			return obj, nil
-		}
+		return r.finishWrite(ctx, pending, store.Object{Key: key, Value: value, Rev: newRev}, next, status), nil
 	}
 }
 
