@@ -30,7 +30,7 @@ const causeNamespaceTerminating api.CauseType = "NamespaceTerminating"
 
 // checkNamespaceDelete refuses to delete a namespace the cluster needs.
 func checkNamespaceDelete(name string) error {
-	if implicitNamespaces[name] {
+	if implicitNamespaces[name] || name == "kube-public" { // upstream's NamespaceLifecycle's immortal ones
 		return api.NewForbidden(api.GroupResource{Resource: "namespaces"}, name, errors.New("this namespace may not be deleted"))
 	}
 	return nil

@@ -113,7 +113,7 @@ func TestDeletingANamespaceOnlyMarksIt(t *testing.T) {
 	if want := `namespaces "nope" not found`; err.Error() != want {
 		t.Fatalf("create in a missing namespace: %q, want %q", err, want)
 	}
-	for _, name := range []string{"default", "kube-system"} {
+	for _, name := range []string{"default", "kube-system", "kube-public"} {
 		_, err := r.Delete(ctx, "namespaces", "", name, api.DeleteOptions{})
 		wantReason(t, err, api.StatusReasonForbidden, 403)
 	}
