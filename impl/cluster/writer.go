@@ -52,11 +52,18 @@ func (w *writer) crashed() bool { return w.limit >= 0 && len(w.writes) >= w.limi
 
 // record keeps one attempted store write; it projects the stored result.
 // A final delete has no After; its Rev is the deletion's revision, which
-// the registry returns as the deleted object's resourceVersion.
+// the registry returns as the deleted object's resourceVersion. A final
+// update's answer does not have it: see removalRev.
 func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored api.Object, final bool, err error) int64 {
 	wr := model.Write{Actor: w.c.name, Verb: verb, Ref: ref, Before: before, Err: modelError(err, ref)}
 	if err == nil && stored != nil {
 		wr.Rev = revOf(stored)
+		if final && verb != model.VerbDelete { // see removalRev
+			var rerr error
+			if wr.Rev, rerr = w.removalRev(ref); rerr != nil {
+				wr.Err = rerr
+			}
+		}
 		if !final {
 			after, perr := project.ToModel(stored, w.c.env.uids)
 			if perr != nil {

@@ -70,7 +70,8 @@
 //     one that removes the last finalizer of an object with no grace
 //     period left is not written: the object is deleted as it was stored
 //     (watchers see one DELETED event, as upstream's errEmptiedFinalizers),
-//     and the answer is that last stored value.
+//     and the answer is the update's object at the revision it was judged
+//     against, as upstream's deleteWithoutFinalizers answers.
 //     A Namespace follows upstream (namespace.go): a first delete only
 //     marks it (deletionTimestamp, phase Terminating, the policy's GC
 //     finalizer); a later one leaves it while spec.finalizers holds it,

@@ -56,11 +56,11 @@ func TestFinalizerHoldsAnObjectUntilAnUpdateRemovesIt(t *testing.T) {
 	if _, err := r.Get(ctx, "replicasets", "default", "held"); !api.IsNotFound(err) {
 		t.Fatalf("the object stayed after its last finalizer went: %v", err)
 	}
-	if got := rev(t, ctx, r); strconv.FormatInt(got, 10) != gone.GetObjectMeta().ResourceVersion || got != before+1 {
-		t.Fatalf("revision %d, answer at %s: want the deletion alone after %d", got, gone.GetObjectMeta().ResourceVersion, before)
+	if got := rev(t, ctx, r); got != before+1 || gone.GetObjectMeta().ResourceVersion != strconv.FormatInt(before, 10) {
+		t.Fatalf("revision %d, answer at %s: want the deletion alone after %d, and the update's object at the revision it was judged against", got, gone.GetObjectMeta().ResourceVersion, before)
 	}
-	if fs := gone.GetObjectMeta().Finalizers; !reflect.DeepEqual(fs, []string{"example.com/hold"}) {
-		t.Fatalf("the answer's finalizers %v, want the last stored value's", fs)
+	if fs := gone.GetObjectMeta().Finalizers; len(fs) != 0 || gone.GetObjectMeta().DeletionTimestamp == nil {
+		t.Fatalf("the answer's finalizers %v, deletion timestamp %v: want the update's object", fs, gone.GetObjectMeta().DeletionTimestamp)
 	}
 	if ev := next(t, ch); ev.Type != "DELETED" || !reflect.DeepEqual(ev.Object.GetObjectMeta().Finalizers, []string{"example.com/hold"}) {
 		t.Fatalf("watch saw %s %v, want DELETED of the last stored value", ev.Type, ev.Object)

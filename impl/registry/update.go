@@ -92,15 +92,20 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		if deleteAfterUpdate(old, next) {
 			// Its last finalizer goes: the object is deleted as it is
 			// stored, and the update is not written (upstream's
-			// errEmptiedFinalizers): watchers see one DELETED event.
-			out, err := r.remove(ctx, key, old, rev)
+			// errEmptiedFinalizers): watchers see one DELETED event. A
+			// write that raced it has the update judged again; an object
+			// already gone raced another removal, which upstream ignores.
+			// As upstream, the answer is the update's object at the
+			// revision it was judged against.
+			_, err := r.remove(ctx, key, old, rev)
 			if errors.Is(err, errRetry) {
 				continue
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 			}
-			return out, nil
+			next.GetObjectMeta().ResourceVersion = formatRV(rev)
+			return answer(ctx, next, status), nil
 		}
 		value, err := encode(next)
 		if err != nil {
