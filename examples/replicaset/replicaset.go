@@ -35,7 +35,8 @@ type ReplicaSets struct {
 	client client.Client
 	sets   *controller.Cache
 	pods   *controller.Cache
-	// expected maps a ReplicaSet to the pods it wrote last and the
+	// expected maps a ReplicaSet (by its namespace/name key: two
+	// namespaces may hold one name) to the pods it wrote last and the
 	// resourceVersion each write returned.
 	expected map[string]map[string]int64
 }
@@ -48,7 +49,7 @@ var _ controller.Reconciler = (*ReplicaSets)(nil)
 func (r *ReplicaSets) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	obj, ok := r.sets.Get(req.Namespace, req.Name)
 	if !ok {
-		delete(r.expected, req.Name)
+		delete(r.expected, req.Key())
 		return controller.Result{}, nil
 	}
 	rs := obj.(*api.ReplicaSet)
@@ -64,7 +65,7 @@ func (r *ReplicaSets) Reconcile(ctx context.Context, req controller.Request) (co
 		want = int(*rs.Spec.Replicas)
 	}
 	wrote := map[string]int64{}
-	r.expected[req.Name] = wrote
+	r.expected[req.Key()] = wrote
 	switch diff := want - len(pods); {
 	case diff > 0:
 		for range diff {
@@ -94,7 +95,7 @@ func (r *ReplicaSets) Reconcile(ctx context.Context, req controller.Request) (co
 // reconcile's writes at least as new as the write. A pod missing from the
 // cache counts once a live read says it is gone for good.
 func (r *ReplicaSets) satisfied(ctx context.Context, req controller.Request) (bool, error) {
-	for name, rev := range r.expected[req.Name] {
+	for name, rev := range r.expected[req.Key()] {
 		if cached, ok := r.pods.Get(req.Namespace, name); ok {
 			if RevOf(cached) < rev {
 				return false, nil

@@ -39,9 +39,9 @@ func (r *restartTruster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 			}
 		}
 	}
-	if rs, ok := get[*api.ReplicaSet](r.sets, req); ok && r.trusted[model.Key(req.Namespace, req.Name)] == rs.ResourceVersion {
+	if rs, ok := get[*api.ReplicaSet](r.sets, req); ok && r.trusted[req.Key()] == rs.ResourceVersion {
 		return ctrl.Result{}, nil
 	}
-	delete(r.trusted, req.Name)
+	delete(r.trusted, req.Key())
 	return r.inner.Reconcile(ctx, req)
 }

@@ -49,7 +49,7 @@ func (r *countsTerminating) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		want = int(*rs.Spec.Replicas)
 	}
 	wrote := map[string]int64{}
-	r.expected[req.Name] = wrote
+	r.expected[req.Key()] = wrote
 	switch diff := want - len(pods); {
 	case diff > 0:
 		for range diff {
@@ -79,7 +79,7 @@ func (r *countsTerminating) Reconcile(ctx context.Context, req ctrl.Request) (ct
 // reconcile's writes shows in the cache at least as new as the write, or
 // a live read says it is gone.
 func (r *countsTerminating) satisfied(ctx context.Context, req ctrl.Request) (bool, error) {
-	for name, rev := range r.expected[req.Name] {
+	for name, rev := range r.expected[req.Key()] {
 		if cached, ok := r.pods.Get(req.Namespace, name); ok {
 			if example.RevOf(cached) < rev {
 				return false, nil
