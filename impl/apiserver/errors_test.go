@@ -111,7 +111,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}, append(listQueryBadRequests(), storedBadRequests()...)...)
+	}, append(append(listQueryBadRequests(), storedBadRequests()...), workloadBadRequests()...)...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
