@@ -193,3 +193,40 @@ func missingFrom(want, got any, path string) []string {
 	}
 	return nil
 }
+
+// TestKubectlEventsV1: an events.k8s.io/v1 Event applied with kubectl is
+// read back whole through its group and seen by `kubectl get events`
+// (core/v1) as the same event.
+func TestKubectlEventsV1(t *testing.T) {
+	k := newKubectlEnv(t)
+	path := filepath.Join("testdata", "workloads", "event-v1.yaml")
+	if out := k.run("apply", "-f", path); !strings.Contains(out, "event.events.k8s.io/db.scaled created") {
+		t.Fatalf("apply: %s", out)
+	}
+	want := readYAML(t, path)
+	got := yamlToAny(t, []byte(k.run("get", "events.v1.events.k8s.io", "db.scaled", "-o", "yaml")))
+	for _, diff := range missingFrom(want, got, "") {
+		t.Errorf("event-v1.yaml: %s", diff)
+	}
+	if out := k.run("apply", "-f", path); !strings.Contains(out, "unchanged") {
+		t.Errorf("re-apply: %s", out)
+	}
+	for _, c := range []struct {
+		args string
+		want []string
+	}{
+		{"get events", []string{"ScaledUp", "statefulset/db", "scaled statefulset db to 3 replicas"}},
+		{"get events db.scaled -o jsonpath={.message}/{.involvedObject.name}/{.reportingComponent}", []string{"scaled statefulset db to 3 replicas/db/example.com/db-operator"}},
+		{"explain events --api-version=events.k8s.io/v1", []string{"regarding", "deprecatedCount", "reportingController"}},
+	} {
+		out := k.run(strings.Fields(c.args)...)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("kubectl %s lacks %q:\n%s", c.args, w, out)
+			}
+		}
+	}
+	if out := k.run("api-resources", "--api-group=events.k8s.io"); !hasRow(out, []string{"events", "ev", "events.k8s.io/v1", "true", "Event"}) {
+		t.Errorf("api-resources:\n%s", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 )
@@ -23,6 +24,7 @@ var storedProto = func() runtime.Decoder {
 		&corev1.PersistentVolumeClaim{})
 	s.AddKnownTypes(appsv1.SchemeGroupVersion, &appsv1.StatefulSet{}, &appsv1.DaemonSet{})
 	s.AddKnownTypes(batchv1.SchemeGroupVersion, &batchv1.Job{})
+	s.AddKnownTypes(eventsv1.SchemeGroupVersion, &eventsv1.Event{})
 	s.AddKnownTypes(coordinationv1.SchemeGroupVersion, &coordinationv1.Lease{})
 	s.AddKnownTypes(autoscalingv1.SchemeGroupVersion, &autoscalingv1.Scale{})
 	return protobuf.NewSerializer(s, s)
