@@ -92,6 +92,7 @@ func TestKubectlWorkloadsGetExplainDiscover(t *testing.T) {
 		{"get daemonsets", []string{"NAME        DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR            AGE", "log-agent   0         0         0       0            0           kubernetes.io/os=linux"}},
 		{"get jobs", []string{"NAME      STATUS    COMPLETIONS   DURATION   AGE", "migrate   Running   0/5"}},
 		{"get pvc", []string{"NAME          STATUS    VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   VOLUMEATTRIBUTESCLASS   AGE", "shared-data   Pending                                      nfs-client     <unset>"}},
+		{"get statefulsets,daemonsets,jobs,pvc", []string{"statefulset.apps/db   0/3", "daemonset.apps/log-agent", "job.batch/migrate   Running   0/5", "persistentvolumeclaim/shared-data   Pending"}},
 		{"get sts -o wide", []string{"CONTAINERS", "postgres:16.2"}},
 		{"explain statefulset.spec", []string{"volumeClaimTemplates", "podManagementPolicy", "serviceName"}},
 		{"explain daemonset.spec.updateStrategy", []string{"rollingUpdate"}},
@@ -99,6 +100,9 @@ func TestKubectlWorkloadsGetExplainDiscover(t *testing.T) {
 		{"explain pvc.spec", []string{"storageClassName", "accessModes"}},
 		{"scale statefulset db --replicas=5", []string{"statefulset.apps/db scaled"}},
 		{"get statefulset db -o jsonpath={.spec.replicas}", []string{"5"}},
+		// kubectl's typed client sends protobuf.
+		{"create job hello --image=busybox:1.36 -- echo hi", []string{"job.batch/hello created"}},
+		{"get job hello -o jsonpath={.spec.template.spec.containers[0].command}/{.spec.template.spec.restartPolicy}", []string{`["echo","hi"]/Never`}},
 	} {
 		out := k.run(strings.Fields(c.args)...)
 		for _, w := range c.want {
