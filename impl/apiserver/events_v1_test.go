@@ -1,11 +1,13 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -131,4 +133,24 @@ func nextEventV1(t *testing.T, w *watchStream, ev *eventsv1.Event) api.EventType
 		t.Fatalf("event object %s: %v", we.Object, err)
 	}
 	return we.Type
+}
+
+// TestEventsV1FromProtobuf: client-go's events.k8s.io recorder sends
+// protobuf; it is stored as its JSON would be.
+func TestEventsV1FromProtobuf(t *testing.T) {
+	e := newEnv(t)
+	var in eventsv1.Event
+	if err := json.Unmarshal([]byte(evV1Body), &in); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := protobuf.NewSerializer(nil, nil).Encode(&in, &buf); err != nil {
+		t.Fatal(err)
+	}
+	e.must(201, "POST", evV1Path, buf.String(), "Content-Type: "+protobufType)
+	var core api.Event
+	e.must(200, "GET", evCorePath+"/web.1", "").into(t, &core)
+	if core.Message != "scaled to 3" || core.InvolvedObject.Kind != "Deployment" || core.EventTime == nil {
+		t.Fatalf("read back %+v", core)
+	}
 }

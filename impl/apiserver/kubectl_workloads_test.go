@@ -215,6 +215,11 @@ func TestKubectlEventsV1(t *testing.T) {
 	if out := k.run("apply", "-f", path); !strings.Contains(out, "unchanged") {
 		t.Errorf("re-apply: %s", out)
 	}
+	k.run("apply", "--server-side", "--force-conflicts", "-f", path)
+	got = yamlToAny(t, []byte(k.run("get", "events.v1.events.k8s.io", "db.scaled", "-o", "yaml")))
+	for _, diff := range missingFrom(want, got, "") {
+		t.Errorf("event-v1.yaml after server-side apply: %s", diff)
+	}
 	for _, c := range []struct {
 		args string
 		want []string
