@@ -56,7 +56,9 @@ func Default(obj Object) {
 			o.Status.Phase = NamespaceActive
 		}
 	default:
-		defaultStored(obj)
+		if !defaultWorkload(obj) {
+			defaultStored(obj)
+		}
 	}
 }
 

@@ -191,7 +191,7 @@ var (
 )
 
 func init() {
-	table = append(table, storedEntries...)
+	table = append(append(table, storedEntries...), workloadEntries...)
 	for i := range table {
 		e := &table[i]
 		r := e.info

@@ -53,6 +53,7 @@ func ValidateUpdate(old, obj Object) error {
 		validateNodeUpdate(e, old.(*Node), o)
 	default:
 		validateStoredUpdate(e, old, obj)
+		validateWorkloadUpdate(e, old, obj)
 	}
 	return invalidOrNil(obj, km, e.list)
 }
@@ -116,7 +117,7 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
 		e.nonNegative("spec.replicas", int64(o.Spec.Replicas))
 	default:
-		if validateStored(e, obj, km) {
+		if validateStored(e, obj, km) || validateWorkload(e, obj, km) {
 			return km, e, nil
 		}
 		return km, nil, NewBadRequest(fmt.Sprintf("api: cannot validate %T", obj))

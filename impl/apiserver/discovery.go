@@ -92,6 +92,9 @@ func resourceList(group, version string) apiResourceList {
 // coordinationGroup serves Leases, which leader election holds.
 const coordinationGroup = "coordination.k8s.io"
 
+// batchGroup serves Jobs, stored only.
+const batchGroup = "batch"
+
 // autoscaling/v1 is served (Scale is its kind) but not listed in /apis:
 // it has no top-level resources, and discovery clients fail on a group
 // version with an empty resource list.
@@ -108,7 +111,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 			ServerAddressByClientCIDRs: []serverAddressCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
 	case "/apis":
 		body = apiGroupList{Kind: "APIGroupList", APIVersion: "v1",
-			Groups: []apiGroup{groupOf("apps"), groupOf("authorization.k8s.io"), groupOf(coordinationGroup)}}
+			Groups: []apiGroup{groupOf("apps"), groupOf(eventsGroup), groupOf("authorization.k8s.io"), groupOf(batchGroup),
+				groupOf(coordinationGroup)}}
 	case "/apis/apps":
 		g := groupOf("apps")
 		body = struct {
@@ -128,6 +132,25 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 		body = resourceList("apps", "v1")
 	case "/apis/autoscaling/v1":
 		body = resourceList("autoscaling", "v1")
+	case "/apis/" + eventsGroup:
+		body = struct {
+			Kind       string `json:"kind"`
+			APIVersion string `json:"apiVersion"`
+			apiGroup
+		}{"APIGroup", "v1", groupOf(eventsGroup)}
+	case "/apis/" + eventsV1:
+		info := eventsV1Info()
+		body = apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: eventsV1,
+			Resources: []apiResource{{Name: info.Resource, SingularName: info.Singular, Namespaced: true,
+				Kind: info.Kind, Verbs: info.Verbs, ShortNames: info.ShortNames}}}
+	case "/apis/" + batchGroup:
+		body = struct {
+			Kind       string `json:"kind"`
+			APIVersion string `json:"apiVersion"`
+			apiGroup
+		}{"APIGroup", "v1", groupOf(batchGroup)}
+	case "/apis/" + batchGroup + "/v1":
+		body = resourceList(batchGroup, "v1")
 	case "/apis/" + coordinationGroup:
 		body = struct {
 			Kind       string `json:"kind"`

@@ -57,7 +57,7 @@ func badRequests() []badRequest {
 		{name: "truncated protobuf", method: "POST", path: "/api/v1/namespaces", body: strings.TrimSuffix(protobufNamespace("ns"), "ns"), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "malformed"},
 		{name: "protobuf with an unknown field number", method: "POST", path: "/api/v1/namespaces", body: protobufNamespace("ns", 0x48, 0x01), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "Namespace has no field 9"},
 		{name: "protobuf kind not the URL's", method: "POST", path: deployPath, body: protobufNamespace("ns"), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "does not match the expected"},
-		{name: "protobuf of a kind converge does not read", method: "POST", path: deployPath, body: protobufBody("v1", "PersistentVolumeClaim", nil), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "unsupported kind"},
+		{name: "protobuf of a kind converge does not read", method: "POST", path: deployPath, body: protobufBody("v1", "PersistentVolume", nil), hdr: []string{"Content-Type: " + protobufType}, code: 400, reason: api.StatusReasonBadRequest, msg: "unsupported kind"},
 		{name: "protobuf patch", method: "PATCH", path: webPath, body: protobufNamespace("web"), hdr: []string{"Content-Type: " + protobufType}, code: 415, reason: api.StatusReasonUnsupportedMediaType},
 		{name: "unknown media type lists protobuf for writes", method: "POST", path: deployPath, body: "x", hdr: []string{"Content-Type: text/xml"}, code: 415, reason: api.StatusReasonUnsupportedMediaType,
 			msg: "application/json, application/yaml, application/vnd.kubernetes.protobuf"},
@@ -65,7 +65,7 @@ func badRequests() []badRequest {
 		{name: "not acceptable", method: "GET", path: webPath, hdr: []string{"Accept: application/vnd.kubernetes.protobuf"}, code: 406, reason: api.StatusReasonNotAcceptable},
 		{name: "unknown subresource", method: "GET", path: webPath + "/logs", code: 404, reason: api.StatusReasonNotFound},
 		{name: "unknown resource", method: "GET", path: "/api/v1/namespaces/default/frobs", code: 404, reason: api.StatusReasonNotFound, msg: "the server could not find the requested resource"},
-		{name: "a kind converge does not serve", method: "POST", path: "/apis/batch/v1/namespaces/default/jobs", body: "{}", code: 404, reason: api.StatusReasonNotFound, msg: "the server could not find the requested resource"},
+		{name: "a kind converge does not serve", method: "POST", path: "/apis/batch/v1/namespaces/default/cronjobs", body: "{}", code: 404, reason: api.StatusReasonNotFound, msg: "the server could not find the requested resource"},
 		{name: "pod logs", method: "GET", path: podPath + "/p/log", code: 404, reason: api.StatusReasonNotFound, msg: "converge serves no container logs"},
 		{name: "pod exec", method: "POST", path: podPath + "/p/exec", code: 404, reason: api.StatusReasonNotFound, msg: "converge does not serve pods/exec"},
 		{name: "resource in the wrong group", method: "GET", path: "/api/v1/namespaces/default/deployments", code: 404, reason: api.StatusReasonNotFound},
@@ -111,7 +111,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}, append(listQueryBadRequests(), storedBadRequests()...)...)
+	}, append(append(append(listQueryBadRequests(), storedBadRequests()...), workloadBadRequests()...), eventsV1BadRequests()...)...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {

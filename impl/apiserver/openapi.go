@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	eventsv1 "k8s.io/api/events/v1"
+
 	"github.com/converge-dev/converge/impl/api"
 )
 
@@ -168,13 +170,19 @@ func buildOpenAPIDocument(gv string) ([]byte, error) {
 			}
 		}
 	}
+	if gv == eventsV1 {
+		info := eventsV1Info()
+		addResourcePaths(paths, info, addKind(&eventsv1.Event{}, gvkExt(eventsGroup, "v1", "Event")),
+			addKind(&eventsv1.EventList{}, gvkExt(eventsGroup, "v1", "EventList")))
+	}
 	if gv == "autoscaling/v1" && !scaleServed {
 		addKind(&api.Scale{}, gvkExt("autoscaling", "v1", "Scale"))
 	}
 	// Every group version answers with Status and accepts DeleteOptions.
 	addKind(&api.Status{}, gvkExt("", "v1", "Status"))
 	addKind(&api.DeleteOptions{}, gvkExt("", "v1", "DeleteOptions"), gvkExt("apps", "v1", "DeleteOptions"),
-		gvkExt("autoscaling", "v1", "DeleteOptions"), gvkExt(coordinationGroup, "v1", "DeleteOptions"))
+		gvkExt("autoscaling", "v1", "DeleteOptions"), gvkExt(batchGroup, "v1", "DeleteOptions"),
+		gvkExt(coordinationGroup, "v1", "DeleteOptions"), gvkExt(eventsGroup, "v1", "DeleteOptions"))
 	doc := map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]any{"title": "Kubernetes", "version": api.Version},

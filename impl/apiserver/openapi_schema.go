@@ -16,6 +16,7 @@ type jsonField struct {
 	typ       reflect.Type
 	omitempty bool
 	owner     reflect.Type // the struct declaring it, for the fieldExts key
+	tag       reflect.StructTag
 }
 
 // jsonFieldsOf lists t's JSON fields in declaration order.
@@ -49,7 +50,7 @@ func collectJSONFields(t reflect.Type) []jsonField {
 		if name == "" {
 			name = f.Name
 		}
-		out = append(out, jsonField{name: name, typ: ft, omitempty: strings.Contains(opts, "omitempty"), owner: t})
+		out = append(out, jsonField{name: name, typ: ft, omitempty: strings.Contains(opts, "omitempty"), owner: t, tag: f.Tag})
 	}
 	return out
 }
@@ -64,7 +65,12 @@ func fieldOf(t reflect.Type, name string) (jsonField, bool) {
 	return jsonField{}, false
 }
 
-func extOf(f jsonField) fieldExt { return fieldExts[f.owner.Name()+"."+f.name] }
+func extOf(f jsonField) fieldExt {
+	if e, ok := fieldExts[f.owner.Name()+"."+f.name]; ok {
+		return e
+	}
+	return kubeTagExt(f)
+}
 
 var (
 	timeType         = reflect.TypeFor[api.Time]()
@@ -108,6 +114,7 @@ const quantityName = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 // struct (and per special scalar Kubernetes names).
 type schemaGen struct {
 	components map[string]map[string]any
+	kube       map[string]bool // components built from k8s.io types
 }
 
 func refTo(name string) map[string]any {
@@ -119,6 +126,9 @@ func refTo(name string) map[string]any {
 func (g *schemaGen) schemaFor(t reflect.Type) map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if s, ok := g.kubeScalarSchema(t); ok {
+		return s
 	}
 	switch t {
 	case timeType, microTimeType, kubeTimeType, kubeMicroTimeType:
@@ -160,7 +170,7 @@ func (g *schemaGen) schemaFor(t reflect.Type) map[string]any {
 // types terminate) and returns a reference to it.
 func (g *schemaGen) named(t reflect.Type, build func() map[string]any) map[string]any {
 	name := componentName(t)
-	if _, ok := g.components[name]; !ok {
+	if _, ok := g.components[name]; g.supersedes(name, t) || !ok {
 		g.components[name] = map[string]any{}
 		for k, v := range build() {
 			g.components[name][k] = v

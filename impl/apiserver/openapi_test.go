@@ -61,7 +61,7 @@ func TestOpenAPIEndpoints(t *testing.T) {
 		got = append(got, p)
 	}
 	sort.Strings(got)
-	if want := "api/v1 apis/apps/v1 apis/autoscaling/v1 apis/coordination.k8s.io/v1"; strings.Join(got, " ") != want {
+	if want := "api/v1 apis/apps/v1 apis/autoscaling/v1 apis/batch/v1 apis/coordination.k8s.io/v1 apis/events.k8s.io/v1"; strings.Join(got, " ") != want {
 		t.Fatalf("index paths %v, want %s", got, want)
 	}
 	for p, e := range index.Paths {
@@ -74,7 +74,7 @@ func TestOpenAPIEndpoints(t *testing.T) {
 			t.Errorf("%s: %d, not an OpenAPI 3.0 document: %.200s", e.ServerRelativeURL, code, body)
 		}
 	}
-	if code, _ := getOpenAPI(t, "/openapi/v3/apis/batch/v1"); code != http.StatusNotFound {
+	if code, _ := getOpenAPI(t, "/openapi/v3/apis/policy/v1"); code != http.StatusNotFound {
 		t.Errorf("unknown group version: %d, want 404", code)
 	}
 }

@@ -132,6 +132,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.serveNonResource(w, r, path) {
 		return
 	}
+	if isEventsV1Resource(path) {
+		s.serveEventsV1(w, r, s.serve) // authenticated again, as core/v1
+		return
+	}
 	if strings.TrimSuffix(path, "/") == accessReviewPath {
 		s.accessReview(w, r, user)
 		return

@@ -91,6 +91,10 @@ func scaleOf(obj api.Object) *api.Scale {
 		}
 		sc.Status.Replicas = o.Status.Replicas
 		sc.Status.Selector = o.Spec.Selector.String()
+	case *api.StatefulSet:
+		sc.Spec.Replicas = replicas(o.Spec.Replicas)
+		sc.Status.Replicas = o.Status.Replicas
+		sc.Status.Selector = selectorString(o.Spec.Selector)
 	}
 	return sc
 }
@@ -116,6 +120,8 @@ func (s *Server) writeScale(r *http.Request, rt route, sc *api.Scale) (api.Objec
 	case *api.Deployment:
 		was, o.Spec.Replicas = o.Spec.Replicas, &n
 	case *api.ReplicaSet:
+		was, o.Spec.Replicas = o.Spec.Replicas, &n
+	case *api.StatefulSet:
 		was, o.Spec.Replicas = o.Spec.Replicas, &n
 	default:
 		return nil, api.NewMethodNotSupported(rt.gr(), "scale")

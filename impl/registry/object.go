@@ -139,6 +139,8 @@ func resetStatusOnCreate(obj api.Object) {
 		o.Status = api.ServiceStatus{}
 	case *api.Namespace:
 		prepareNamespace(o)
+	default:
+		api.PrepareForCreate(obj)
 	}
 }
 
