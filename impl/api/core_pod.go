@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Pod is core/v1 Pod.
@@ -65,15 +67,39 @@ type PodSpec struct {
 	Tolerations                   []Toleration        `json:"tolerations,omitempty"`
 	Priority                      *int32              `json:"priority,omitempty"`
 	EnableServiceLinks            *bool               `json:"enableServiceLinks,omitempty"`
+
+	// What the model does not act on is k8s.io/api's own, stored and
+	// served back as sent.
+	Volumes                      []corev1.Volume                   `json:"volumes,omitempty"`
+	InitContainers               []corev1.Container                `json:"initContainers,omitempty"`
+	ImagePullSecrets             []corev1.LocalObjectReference     `json:"imagePullSecrets,omitempty"`
+	Affinity                     *corev1.Affinity                  `json:"affinity,omitempty"`
+	TopologySpreadConstraints    []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	PriorityClassName            string                            `json:"priorityClassName,omitempty"`
+	AutomountServiceAccountToken *bool                             `json:"automountServiceAccountToken,omitempty"`
+	HostNetwork                  bool                              `json:"hostNetwork,omitempty"`
+	HostPID                      bool                              `json:"hostPID,omitempty"`
+	HostIPC                      bool                              `json:"hostIPC,omitempty"`
+	ShareProcessNamespace        *bool                             `json:"shareProcessNamespace,omitempty"`
+	HostAliases                  []corev1.HostAlias                `json:"hostAliases,omitempty"`
+	DNSConfig                    *corev1.PodDNSConfig              `json:"dnsConfig,omitempty"`
+	RuntimeClassName             *string                           `json:"runtimeClassName,omitempty"`
+	ReadinessGates               []corev1.PodReadinessGate         `json:"readinessGates,omitempty"`
+	PreemptionPolicy             *corev1.PreemptionPolicy          `json:"preemptionPolicy,omitempty"`
 }
 
 // PodSecurityContext holds pod-level security settings; Kubernetes defaults
 // it to {} and prints it, so converge models the common fields.
 type PodSecurityContext struct {
-	RunAsUser    *int64 `json:"runAsUser,omitempty"`
-	RunAsGroup   *int64 `json:"runAsGroup,omitempty"`
-	RunAsNonRoot *bool  `json:"runAsNonRoot,omitempty"`
-	FSGroup      *int64 `json:"fsGroup,omitempty"`
+	RunAsUser           *int64                         `json:"runAsUser,omitempty"`
+	RunAsGroup          *int64                         `json:"runAsGroup,omitempty"`
+	RunAsNonRoot        *bool                          `json:"runAsNonRoot,omitempty"`
+	FSGroup             *int64                         `json:"fsGroup,omitempty"`
+	SupplementalGroups  []int64                        `json:"supplementalGroups,omitempty"`
+	FSGroupChangePolicy *corev1.PodFSGroupChangePolicy `json:"fsGroupChangePolicy,omitempty"`
+	SeccompProfile      *corev1.SeccompProfile         `json:"seccompProfile,omitempty"`
+	SELinuxOptions      *corev1.SELinuxOptions         `json:"seLinuxOptions,omitempty"`
+	Sysctls             []corev1.Sysctl                `json:"sysctls,omitempty"`
 }
 
 // PullPolicy says when the kubelet pulls an image.
@@ -101,6 +127,16 @@ type Container struct {
 	TerminationMessagePath   string               `json:"terminationMessagePath,omitempty"`
 	TerminationMessagePolicy string               `json:"terminationMessagePolicy,omitempty"`
 	ImagePullPolicy          PullPolicy           `json:"imagePullPolicy,omitempty"`
+
+	// What the model does not act on is k8s.io/api's own.
+	VolumeMounts    []corev1.VolumeMount    `json:"volumeMounts,omitempty"`
+	VolumeDevices   []corev1.VolumeDevice   `json:"volumeDevices,omitempty"`
+	EnvFrom         []corev1.EnvFromSource  `json:"envFrom,omitempty"`
+	Lifecycle       *corev1.Lifecycle       `json:"lifecycle,omitempty"`
+	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty"`
+	Stdin           bool                    `json:"stdin,omitempty"`
+	StdinOnce       bool                    `json:"stdinOnce,omitempty"`
+	TTY             bool                    `json:"tty,omitempty"`
 }
 
 // Protocol is a network protocol of a port.
@@ -123,8 +159,9 @@ type ContainerPort struct {
 
 // EnvVar is one environment variable.
 type EnvVar struct {
-	Name  string `json:"name"`
-	Value string `json:"value,omitempty"`
+	Name      string               `json:"name"`
+	Value     string               `json:"value,omitempty"`
+	ValueFrom *corev1.EnvVarSource `json:"valueFrom,omitempty"`
 }
 
 // ResourceList maps a resource name ("cpu", "memory") to a quantity string.

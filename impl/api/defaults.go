@@ -107,8 +107,14 @@ func defaultPodSpec(s *PodSpec) {
 	if s.SecurityContext == nil {
 		s.SecurityContext = &PodSecurityContext{}
 	}
+	for i := range s.InitContainers {
+		defaultKubeContainer(&s.InitContainers[i])
+	}
 	for i := range s.Containers {
 		defaultContainer(&s.Containers[i])
+	}
+	for i := range s.Volumes {
+		defaultKubeVolume(&s.Volumes[i].VolumeSource)
 	}
 }
 
@@ -125,6 +131,11 @@ func defaultContainer(c *Container) {
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = ProtocolTCP
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.APIVersion == "" {
+			e.ValueFrom.FieldRef.APIVersion = "v1"
 		}
 	}
 	for _, pr := range []*Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {

@@ -126,6 +126,11 @@ func FieldNotSupported[T ~string](field string, value any, valid []T) *FieldErro
 	return &FieldError{Type: CauseTypeFieldValueNotSupported, Field: field, BadValue: value, Detail: detail}
 }
 
+// FieldNotFound reports a reference to something that does not exist.
+func FieldNotFound(field string, value any) *FieldError {
+	return &FieldError{Type: CauseTypeFieldValueNotFound, Field: field, BadValue: value}
+}
+
 // FieldForbidden reports a well-formed value not allowed here.
 func FieldForbidden(field, detail string) *FieldError {
 	return &FieldError{Type: CauseTypeFieldValueForbidden, Field: field, BadValue: "", Detail: detail}

@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 var (
@@ -53,6 +55,66 @@ func validatePodSpec(e *errs, s *PodSpec, p fieldPath) {
 		e.invalidEach(p.child("schedulerName"), s.SchedulerName, isDNS1123Subdomain(s.SchedulerName))
 	}
 	validateTolerations(e, s.Tolerations, p.child("tolerations"))
+	validateVolumes(e, s, p)
+}
+
+// validateVolumes checks what a pod's volumes and its containers' mounts
+// must agree on, with upstream's messages: named, unique volumes; unique
+// container names across init and app containers; mounts of volumes that
+// exist, at a path.
+func validateVolumes(e *errs, s *PodSpec, p fieldPath) {
+	volumes := map[string]bool{}
+	for i, v := range s.Volumes {
+		vp := p.child("volumes").index(i).child("name")
+		switch {
+		case v.Name == "":
+			e.required(vp, "")
+		case volumes[v.Name]:
+			e.duplicate(vp, v.Name)
+		default:
+			e.invalidEach(vp, v.Name, isDNS1123Label(v.Name))
+		}
+		volumes[v.Name] = true
+	}
+	names := map[string]bool{}
+	for _, c := range s.Containers {
+		names[c.Name] = true
+	}
+	mounts := func(ms []corev1.VolumeMount, mp fieldPath) {
+		paths := map[string]bool{}
+		for j, m := range ms {
+			switch {
+			case m.Name == "":
+				e.required(mp.index(j).child("name"), "")
+			case !volumes[m.Name]:
+				e.add(FieldNotFound(mp.index(j).child("name").String(), m.Name))
+			}
+			switch {
+			case m.MountPath == "":
+				e.required(mp.index(j).child("mountPath"), "")
+			case paths[m.MountPath]:
+				e.invalid(mp.index(j).child("mountPath"), m.MountPath, "must be unique")
+			}
+			paths[m.MountPath] = true
+		}
+	}
+	for i, c := range s.InitContainers {
+		cp := p.child("initContainers").index(i)
+		switch {
+		case c.Name == "":
+			e.required(cp.child("name"), "")
+		case names[c.Name]:
+			e.duplicate(cp.child("name"), c.Name)
+		}
+		names[c.Name] = true
+		if c.Image == "" {
+			e.required(cp.child("image"), "")
+		}
+		mounts(c.VolumeMounts, cp.child("volumeMounts"))
+	}
+	for i, c := range s.Containers {
+		mounts(c.VolumeMounts, p.child("containers").index(i).child("volumeMounts"))
+	}
 }
 
 func validateContainers(e *errs, cs []Container, p fieldPath) {

@@ -56,7 +56,14 @@ func validateWorkload(e *errs, obj Object, km kindMeta) bool {
 		for i := range s.VolumeClaimTemplates {
 			validateClaimSpec(e, &s.VolumeClaimTemplates[i].Spec, p.child("volumeClaimTemplates").index(i).child("spec"))
 		}
-		validateKubeWorkload(e, s.Selector, &s.Template, p, "statefulset", true)
+		// Its pods mount the claims its templates make, as upstream's
+		// validation counts them among the template's volumes.
+		t := *s.Template.DeepCopy()
+		for _, c := range s.VolumeClaimTemplates {
+			t.Spec.Volumes = append(t.Spec.Volumes, corev1.Volume{Name: c.Name,
+				VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.Name}}})
+		}
+		validateKubeWorkload(e, s.Selector, &t, p, "statefulset", true)
 	case *DaemonSet:
 		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
 		s, p := &o.Spec, fieldPath("spec")

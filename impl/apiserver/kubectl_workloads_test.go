@@ -19,6 +19,9 @@ var workloadManifests = map[string]string{
 	"daemonset.yaml":   "daemonset/log-agent",
 	"job.yaml":         "job/migrate",
 	"pvc.yaml":         "pvc/shared-data",
+	// A kind with a controller and converge's own type, with the fields
+	// every operator's Deployment has and the model does not act on.
+	"deployment.yaml": "deployment/webapp",
 }
 
 // TestKubectlWorkloadsRoundTrip: each manifest applied with the real
