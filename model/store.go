@@ -161,7 +161,7 @@ func (s *store) create(o Obj) (int64, error) {
 		return 0, err
 	}
 	if _, ok := s.objs[r]; ok {
-		return 0, fmt.Errorf("%w: %s", ErrAlreadyExists, r)
+		return 0, errorFor(ErrAlreadyExists, r)
 	}
 	if ns, ok := o.(*Namespace); ok {
 		ns.Finalize = true // spec.finalizers: the namespace controller's
@@ -199,14 +199,14 @@ func (s *store) update(verb Verb, o Obj, expect int64) (rev int64, removed bool,
 	r := RefOf(o)
 	cur, ok := s.objs[r]
 	if !ok {
-		return 0, false, fmt.Errorf("%w: %s", ErrNotFound, r)
+		return 0, false, errorFor(ErrNotFound, r)
 	}
 	if expect >= 0 && cur.meta().Version != expect {
-		return 0, false, fmt.Errorf("%w: %s", ErrConflict, r)
+		return 0, false, errorFor(ErrConflict, r)
 	}
 	cm, m := cur.meta(), o.meta()
 	if cm.Deleting && addsFinalizer(cm.Finalizers, m.Finalizers) {
-		return 0, false, fmt.Errorf("%w: %s", ErrFinalizerForbidden, r)
+		return 0, false, errorFor(ErrFinalizerForbidden, r)
 	}
 	m.UID, m.Deleting, m.Graceful = cm.UID, cm.Deleting, cm.Graceful
 	o = namespaceUpdate(verb, cur, o)
@@ -232,10 +232,10 @@ func (s *store) update(verb Verb, o Obj, expect int64) (rev int64, removed bool,
 func (s *store) delete(r Ref, expect int64, p Propagation, force bool) (before, after Obj, rev int64, err error) {
 	cur, ok := s.objs[r]
 	if !ok {
-		return nil, nil, 0, fmt.Errorf("%w: %s", ErrNotFound, r)
+		return nil, nil, 0, errorFor(ErrNotFound, r)
 	}
 	if expect >= 0 && cur.meta().Version != expect {
-		return nil, nil, 0, fmt.Errorf("%w: %s", ErrConflict, r)
+		return nil, nil, 0, errorFor(ErrConflict, r)
 	}
 	cm := cur.meta()
 	if cm.Deleting && cm.Graceful && !force {

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"sort"
 )
 
@@ -115,7 +114,7 @@ func (t *tx) Bind(pod *Pod, node string) int64 {
 	if n == nil || !n.Ready {
 		err = ErrNodeNotReady
 	} else if cur, _ := s.get(RefOf(pod)).(*Pod); cur != nil && cur.NodeName != "" {
-		err = fmt.Errorf("%w: %s", ErrConflict, RefOf(pod))
+		err = errorFor(ErrConflict, RefOf(pod))
 	} else {
 		rev, _, err = s.update(VerbBind, p, pod.Version)
 	}

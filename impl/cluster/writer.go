@@ -426,27 +426,23 @@ func modelError(err error, ref model.Ref) error {
 // finalizerForbidden: the 422 for a finalizer added to an object being
 // deleted.
 func finalizerForbidden(err error) bool {
-	var se *api.StatusError
-	if !errors.As(err, &se) || se.Status.Code != 422 || se.Status.Details == nil {
-		return false
-	}
-	for _, c := range se.Status.Details.Causes {
-		if c.Field == "metadata.finalizers" && c.Type == api.CauseTypeFieldValueForbidden {
-			return true
-		}
-	}
-	return false
+	return hasCauseOn(err, 422, api.CauseTypeFieldValueForbidden, "metadata.finalizers")
 }
 
 // hasCause: an API error with this code and a status cause of this type
 // (a create in a Terminating namespace: 403, NamespaceTerminating).
 func hasCause(err error, code int32, cause api.CauseType) bool {
+	return hasCauseOn(err, code, cause, "")
+}
+
+// hasCauseOn is hasCause for a cause on field ("" for any field).
+func hasCauseOn(err error, code int32, cause api.CauseType, field string) bool {
 	var se *api.StatusError
 	if !errors.As(err, &se) || se.Status.Code != code || se.Status.Details == nil {
 		return false
 	}
 	for _, c := range se.Status.Details.Causes {
-		if c.Type == cause {
+		if c.Type == cause && (field == "" || c.Field == field) {
 			return true
 		}
 	}
