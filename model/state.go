@@ -305,7 +305,9 @@ func (st *State) fault(a Action) Result {
 		for _, n := range []string{KubeletName(a.Who), ProxyName(a.Who)} {
 			st.comps[n].down = a.Op == OpNodeDown
 			if a.Op == OpNodeUp {
-				st.comps[n].broken = true // partitioned watches are gone
+				// Partitioned watches are gone, and the new list is the
+				// latest one, as after a dropped watch.
+				st.comps[n].broken, st.comps[n].travel = true, false
 			}
 		}
 	}

@@ -13,12 +13,13 @@ import "fmt"
 // does. A compaction or a dropped watch before the list makes the old
 // revision unavailable, and the list is the latest one.
 //
-// EnabledFaults does not list it, so the generator does not draw it yet:
-// the built-in replicaset controller, like upstream's before consistent
-// lists, and the example user controller both create their pods again
-// after such a restart (their expectations died with the process and the
-// old list does not show their creates), which the invariants flag. Scripts
-// and scenario tests use it.
+// EnabledFaults does not list it; TimeTravels does, for the properties
+// that ask for it (their TimeTravel options). The built-in replicaset
+// controller, like upstream's before consistent lists, and the example
+// user controller both create their pods again after such a restart
+// (their expectations died with the process and the old list does not
+// show their creates), which the invariants flag: a property draws it for
+// the components that are meant to withstand a lagging apiserver.
 
 // restartStale is a crash whose next relist is served at the old
 // revisions.
@@ -50,3 +51,15 @@ func (st *State) relistStale(c *component) string {
 // ForgetAllExpectations drops every key's expectations, as a restarted
 // process has none.
 func (m *Memory) ForgetAllExpectations() { m.expect = map[string]expectation{} }
+
+// TimeTravels lists the time-travel faults that can happen now, in
+// component order.
+func (st *State) TimeTravels() []Action {
+	var out []Action
+	for _, n := range st.names {
+		if a := (Action{Op: OpTimeTravel, Who: n}); st.enabled(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

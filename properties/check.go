@@ -43,6 +43,9 @@ type Campaign struct {
 	ShrinkTime time.Duration
 	// Faults lets the generator draw faults.
 	Faults bool
+	// TimeTravel names the components the time-travel fault may restart
+	// (with Faults; see LockstepOptions.TimeTravel and TimeTravelers).
+	TimeTravel []string
 	// Target: TargetModel (default) or TargetLockstep.
 	Target Target
 	// Decisions replaces components' decisions in the model and, for
@@ -177,8 +180,9 @@ func (c Campaign) property(rt *rapid.T) (Script, error) {
 	cfg := model.Config{Decisions: c.Decisions}
 	if c.Target == TargetModel {
 		m := newModelRun(cfg)
+		src := withTimeTravel(m.st, c.TimeTravel)
 		for range drawLength(rt, c.Steps) {
-			if a, ok := DrawAction(rt, m.st, c.Faults); ok {
+			if a, ok := DrawAction(rt, src, c.Faults); ok {
 				if err := m.step(a); err != nil {
 					return m.script, err
 				}
@@ -192,8 +196,9 @@ func (c Campaign) property(rt *rapid.T) (Script, error) {
 	}
 	defer s.Close()
 	p := NewPair(cfg, s)
+	src := withTimeTravel(p.Model, c.TimeTravel)
 	for range drawLength(rt, c.Steps) {
-		if a, ok := DrawAction(rt, p.Model, c.Faults); ok {
+		if a, ok := DrawAction(rt, src, c.Faults); ok {
 			if _, err := p.Step(a); err != nil {
 				return p.Script, err
 			}

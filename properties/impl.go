@@ -27,6 +27,13 @@ type ImplOptions struct {
 	Settle bool
 	// Uniform keeps CheckController on DrawAction's uniform draws.
 	Uniform bool
+	// TimeTravel names the components that the time-travel fault may
+	// restart against a lagging apiserver (their first list is served at
+	// the revision they had reached, then they catch up through watch
+	// events), drawn with the other faults when Faults is set. Name your
+	// controller (its ControllerSpec.Name) if it is meant to withstand
+	// what Sieve calls time travel; the zero value draws none.
+	TimeTravel []string
 }
 
 // Impl is the implementation-only property, for controllers the model does
@@ -48,6 +55,7 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 		return nil
 	}
 	or := NewOracles()
+	src := withTimeTravel(impl, o.TimeTravel)
 	apply := func(a model.Action) model.Result {
 		or.Before(impl, impl.Snapshot, a)
 		script = append(script, a)
@@ -77,14 +85,14 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 				return
 			}
 			if !o.Settle {
-				a, ok := DrawAction(t, impl, o.Faults)
+				a, ok := DrawAction(t, src, o.Faults)
 				if !ok {
 					t.Skip("nothing enabled")
 				}
 				apply(a)
 				return
 			}
-			a := DrawImplAction(t, impl, o.Faults)
+			a := DrawImplAction(t, src, o.Faults)
 			apply(a)
 			if a.Op == model.OpDelete && (a.Kind == model.KindPod || a.Kind == model.KindNamespace) {
 				GracePeriod(impl, apply) // pods terminate: a namespace's too

@@ -22,6 +22,10 @@ type LockstepOptions struct {
 	// shared decision code on both sides. The zero value is the correct
 	// model.
 	Model model.Config
+	// TimeTravel names the components the time-travel fault may restart
+	// against a lagging apiserver, drawn with the other faults when Faults
+	// is set (see ImplOptions.TimeTravel). The zero value draws none.
+	TimeTravel []string
 }
 
 // Lockstep is the model-vs-implementation property: each step draws one
@@ -34,6 +38,7 @@ type LockstepOptions struct {
 func Lockstep(t *rapid.T, impl *cluster.Stepped, o LockstepOptions) {
 	faults, cfg := o.Faults, o.Model
 	p := NewPair(cfg, impl)
+	src := withTimeTravel(p.Model, o.TimeTravel)
 	check := func(err error) {
 		if err != nil {
 			t.Fatalf("%v\n%s\ntrace: %s (converge trace replay FILE --against impl)", err, p.Script, saveFailure(p.Script, cfg))
@@ -41,7 +46,7 @@ func Lockstep(t *rapid.T, impl *cluster.Stepped, o LockstepOptions) {
 	}
 	t.Repeat(map[string]func(*rapid.T){
 		"action": func(rt *rapid.T) {
-			a, ok := DrawAction(rt, p.Model, faults)
+			a, ok := DrawAction(rt, src, faults)
 			if !ok {
 				rt.Skip("nothing enabled")
 			}

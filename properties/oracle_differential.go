@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -21,10 +22,9 @@ var masked = map[string]bool{
 
 // maskedLines renders an end state without what masked names: pods by
 // their owner and fields (so counted, not named), ReplicaSets scaled to
-// zero left out (their number is the rollout history), objects a user's
-// finalizer holds left out, Endpoints and rules by how many backends they
-// have.
-func maskedLines(s *model.Snapshot) []string {
+// zero left out (their number is the rollout history), leftovers left out,
+// Endpoints and rules by how many backends they have besides leftovers.
+func maskedLines(s *model.Snapshot, left leftovers) []string {
 	var out []string
 	count := map[string]int{}
 	for _, o := range s.Objects {
@@ -32,8 +32,8 @@ func maskedLines(s *model.Snapshot) []string {
 		if rs, ok := o.(*model.ReplicaSet); ok && rs.Replicas == 0 && rs.Status == (model.ReplicaSetStatus{}) {
 			continue
 		}
-		if model.MetaOf(o).Deleting {
-			continue // converged, so a user's finalizer holds it: when it was deleted is the run's own
+		if left.uids[model.MetaOf(o).UID] {
+			continue
 		}
 		var fs []string
 		for _, f := range s.Fields(o) {
@@ -42,7 +42,16 @@ func maskedLines(s *model.Snapshot) []string {
 			}
 		}
 		if ep, ok := o.(*model.Endpoints); ok {
-			fs = append(fs, fmt.Sprintf("addresses=%d", len(ep.Addresses)))
+			n := 0
+			for _, a := range ep.Addresses {
+				if !left.pods[model.Key(ep.Namespace, a.Pod)] {
+					n++
+				}
+			}
+			if n == 0 { // an Endpoints with no address has no subset, and no port
+				fs = slices.DeleteFunc(fs, func(f string) bool { return strings.HasPrefix(f, "subsets.") })
+			}
+			fs = append(fs, fmt.Sprintf("addresses=%d", n))
 		}
 		if ref.Kind == model.KindPod {
 			count["pods "+strings.Join(fs, " ")]++
@@ -51,11 +60,19 @@ func maskedLines(s *model.Snapshot) []string {
 		out = append(out, ref.String()+" "+strings.Join(fs, " "))
 	}
 	for _, c := range s.Containers {
-		count[fmt.Sprintf("containers image=%s running=%v", c.Image, c.Running)]++
+		if !left.uids[c.PodUID] {
+			count[fmt.Sprintf("containers image=%s running=%v", c.Image, c.Running)]++
+		}
 	}
 	for node, rules := range s.Rules {
 		for svc, r := range rules {
-			out = append(out, fmt.Sprintf("rules/%s/%s port=%d backends=%d", node, svc, r.Port, len(r.Backends)))
+			n := 0
+			for _, ip := range r.Backends {
+				if !left.ips[ip] {
+					n++
+				}
+			}
+			out = append(out, fmt.Sprintf("rules/%s/%s port=%d backends=%d", node, svc, r.Port, n))
 		}
 	}
 	for k, n := range count {
@@ -63,6 +80,45 @@ func maskedLines(s *model.Snapshot) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// leftovers are what an orphan delete, or a delete that a user's finalizer
+// holds, leaves behind: the objects still being deleted, the ReplicaSets
+// that lost their owner or whose owner is being deleted, and the pods of
+// either. When the delete came decides what they are (a rollout half done
+// stays so), and no sequential run of the last intents makes them, so the
+// differential leaves them out and compares everything else, the Services'
+// backends among it.
+type leftovers struct {
+	uids map[int64]bool
+	pods map[string]bool // namespace/name
+	ips  map[string]bool
+}
+
+func (in *Intents) leftoversOf(s *model.Snapshot) leftovers {
+	left := leftovers{uids: maps.Clone(in.orphans), pods: map[string]bool{}, ips: map[string]bool{}}
+	for _, o := range s.Objects {
+		if m := model.MetaOf(o); m.Deleting {
+			left.uids[m.UID] = true
+		}
+	}
+	// Owners before dependents: Deployments, then ReplicaSets, then pods.
+	for _, k := range []model.Kind{model.KindReplicaSet, model.KindPod} {
+		for _, o := range s.List(k) {
+			if m := model.MetaOf(o); left.uids[m.Owner.UID] {
+				left.uids[m.UID] = true
+			}
+		}
+	}
+	for _, o := range s.List(model.KindPod) {
+		if p := o.(*model.Pod); left.uids[p.UID] {
+			left.pods[model.KeyOf(p)] = true
+			if p.PodIP != "" {
+				left.ips[p.PodIP] = true
+			}
+		}
+	}
+	return left
 }
 
 // Reference is the end state of a fault-free, sequential run of the last
@@ -120,18 +176,14 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 // pod nobody owns, a Service's port from an older apply, an image reverted)
 // fails here even when every other check passes.
 //
-// A run where the user orphaned dependents, or deleted an object that a
-// finalizer held, is not compared: what is left is frozen at the moment of
-// the delete.
+// What an orphan delete or a held delete left behind (leftoversOf) is not
+// compared; the rest of the end state is.
 func (in *Intents) Differential(s *model.Snapshot) error {
-	if in.frozen {
-		return nil
-	}
 	ref, err := in.Reference(s)
 	if err != nil {
 		return err
 	}
-	got, want := maskedLines(s), maskedLines(ref)
+	got, want := maskedLines(s, in.leftoversOf(s)), maskedLines(ref, leftovers{})
 	if slices.Equal(got, want) {
 		return nil
 	}

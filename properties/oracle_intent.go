@@ -33,15 +33,14 @@ type Intents struct {
 	byUser  map[int64]bool // UIDs of the objects the user created
 	created map[int64]string
 	step    int
-	// frozen: the user orphaned dependents or deleted an object a
-	// finalizer holds. What is left then depends on when the delete came
-	// (a rollout half done stays so), which no sequential run reproduces.
-	frozen bool
+	// orphans are the UIDs the garbage collector freed of their owner, as
+	// a user's orphan delete asks: leftovers to the differential.
+	orphans map[int64]bool
 }
 
 // NewIntents starts the intents of one run.
 func NewIntents() *Intents {
-	return &Intents{last: map[model.Ref]*intent{}, byUser: map[int64]bool{}, created: map[int64]string{}}
+	return &Intents{last: map[model.Ref]*intent{}, byUser: map[int64]bool{}, created: map[int64]string{}, orphans: map[int64]bool{}}
 }
 
 // userKinds are the kinds whose spec the user owns.
@@ -74,6 +73,9 @@ func (in *Intents) Observe(a model.Action, writes []model.Write) error {
 		}
 		if orphaned(w) {
 			in.byUser[model.MetaOf(w.After).UID] = true // the user's orphan delete freed it: theirs now
+			in.orphans[model.MetaOf(w.After).UID] = true
+		} else if w.After != nil && model.MetaOf(w.After).Owner.UID != 0 {
+			delete(in.orphans, model.MetaOf(w.After).UID) // adopted again
 		}
 		if w.Ref.Kind == model.KindNamespace && ((w.Actor == "user" && w.Verb == model.VerbDelete) || w.After == nil) {
 			in.namespaceDeleted(a, w.Ref.Name) // asked for, and again once done
@@ -123,9 +125,6 @@ func (in *Intents) namespaceDeleted(a model.Action, ns string) {
 }
 
 func (in *Intents) observeUser(a model.Action, w model.Write) {
-	if w.Verb == model.VerbDelete && w.After != nil && len(model.MetaOf(w.After).Finalizers) > 0 {
-		in.frozen = true
-	}
 	it := &intent{step: in.step, action: a, obj: w.After}
 	// A write to an object being deleted does not undo its deletion.
 	if w.After == nil || w.Verb == model.VerbDelete || model.MetaOf(w.After).Deleting {

@@ -208,3 +208,65 @@ func TestDifferentialComparesWithASequentialRun(t *testing.T) {
 	}
 	wantViolation(t, in.Differential(s), "only here: pods")
 }
+
+// An orphan delete leaves ReplicaSets and pods that no sequential run
+// makes: the differential leaves them out and compares the rest, and what
+// is adopted again is compared again.
+func TestDifferentialComparesWhatAnOrphanDeleteLeaves(t *testing.T) {
+	st := model.New(model.Config{})
+	in := NewIntents()
+	step := func(a model.Action) {
+		t.Helper()
+		r := st.Step(a)
+		if r.Err != nil {
+			t.Fatalf("%s: %v", a, r.Err)
+		}
+		if err := in.Observe(a, r.Writes); err != nil {
+			t.Fatal(err)
+		}
+		for range MaxQuiesceSteps {
+			next, ok := st.NextQuiesceStep()
+			if !ok {
+				return
+			}
+			if err := in.Observe(next, st.Step(next).Writes); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Fatal("no quiescence")
+	}
+	for _, a := range []model.Action{
+		{Op: model.OpAddNode, Who: "node-1"},
+		{Op: model.OpApply, Key: "default/web", N: 2, Image: "nginx:1"},
+		{Op: model.OpApplyService, Key: "default/web", App: "web", N: 80},
+		{Op: model.OpApply, Key: "default/api", N: 1, Image: "nginx:1"},
+		{Op: model.OpDelete, Kind: model.KindDeployment, Key: "default/web", Policy: model.PropagateOrphan},
+	} {
+		step(a)
+	}
+	s := st.Snapshot()
+	if len(in.orphans) == 0 {
+		t.Fatal("the orphan delete freed nothing")
+	}
+	if err := in.Differential(s); err != nil {
+		t.Fatalf("the orphans are compared: %v", err)
+	}
+	// The rest is still compared: a pod of api too many fails.
+	for r, o := range s.Objects {
+		if p, ok := o.(*model.Pod); ok && strings.HasPrefix(p.Name, "api-") {
+			extra := *p
+			extra.Name, extra.UID = p.Name+"x", p.UID+1000
+			s.Objects[model.Ref{Kind: r.Kind, Namespace: r.Namespace, Name: extra.Name}] = &extra
+			break
+		}
+	}
+	wantViolation(t, in.Differential(s), "only here: pods")
+	// Applied again, web adopts its orphans: compared again, and equal.
+	step(model.Action{Op: model.OpApply, Key: "default/web", N: 2, Image: "nginx:1"})
+	if len(in.orphans) != 0 {
+		t.Fatalf("adopted, yet still orphans: %v", in.orphans)
+	}
+	if err := in.Differential(st.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,13 +22,14 @@ func init() {
 	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck})
 }
 
-const checkUsage = "[--checks N] [--steps N] [--seed N] [--shard I/N] [--faults=BOOL] [--target model|lockstep] [--mutant NAME] [--out FILE] [--trace FILE] [--report FILE.json] [--junit FILE.xml] | --replay FILE"
+const checkUsage = "[--checks N] [--steps N] [--seed N] [--shard I/N] [--faults=BOOL] [--time-travel] [--target model|lockstep] [--mutant NAME] [--out FILE] [--trace FILE] [--report FILE.json] [--junit FILE.xml] | --replay FILE"
 
 type checkFlags struct {
 	checks, steps int
 	seed          uint64
 	shard         properties.Shard
 	faults        bool
+	timeTravel    bool
 	target        string
 	mutant        string
 	replay, out   string
@@ -43,6 +45,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.steps, "steps", 50, "average random actions per check")
 	fs.Uint64Var(&f.seed, "seed", 0, "rapid seed (default: from the clock; printed)")
 	fs.BoolVar(&f.faults, "faults", true, "draw faults (stale views, watch drops, compaction, crashes, node partitions)")
+	fs.BoolVar(&f.timeTravel, "time-travel", false, "with --faults, also restart components against a lagging apiserver (every built-in one but the replicaset controller)")
 	fs.StringVar(&f.target, "target", "model", "model (the spec alone) or lockstep (model vs the implementation over an embedded etcd)")
 	fs.StringVar(&f.mutant, "mutant", "", "run a deliberately wrong variant: "+mutantNames())
 	fs.StringVar(&f.replay, "replay", "", "run this script (one action per line) instead of a campaign")
@@ -153,6 +156,9 @@ func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {
 func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Writer) error {
 	c := properties.Campaign{Checks: f.checks, Steps: f.steps, Seed: f.seed, Shard: f.shard, Faults: f.faults,
 		Target: target, ShrinkTime: f.shrink, TracePath: f.trace}
+	if f.timeTravel {
+		c.TimeTravel = properties.TimeTravelers()
+	}
 	c.Decisions, _ = mutantDecisions(f.mutant) // checked by runCheck
 	if target == properties.TargetLockstep {
 		newStepped, stop, err := lockstepClusters()
@@ -163,8 +169,8 @@ func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Write
 		c.NewStepped = newStepped
 	}
 	mine := len(f.shard.Indices(f.checks))
-	fmt.Fprintf(stdout, "converge check: target %s, %d checks of ~%d actions, faults %v, seed %d%s%s\n",
-		target, mine, f.steps, f.faults, f.seed, shardNote(f.shard, f.checks), mutantNote(f.mutant))
+	fmt.Fprintf(stdout, "converge check: target %s, %d checks of ~%d actions, faults %s, seed %d%s%s\n",
+		target, mine, f.steps, faultsNote(f), f.seed, shardNote(f.shard, f.checks), mutantNote(f.mutant))
 
 	start := time.Now()
 	var mu sync.Mutex
@@ -282,7 +288,7 @@ func mutantFlag(m string) string {
 // action per line.
 func scriptFile(f checkFlags, target properties.Target, out properties.Outcome, replay string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# converge check counterexample: target %s, seed %d, faults %v%s\n", target, f.seed, f.faults, mutantNote(f.mutant))
+	fmt.Fprintf(&b, "# converge check counterexample: target %s, seed %d, faults %s%s\n", target, f.seed, faultsNote(f), mutantNote(f.mutant))
 	fmt.Fprintf(&b, "# fails at step %d:\n", out.Failure.Step)
 	for _, l := range strings.Split(out.Failure.Msg, "\n") {
 		fmt.Fprintf(&b, "#   %s\n", l)
@@ -292,4 +298,12 @@ func scriptFile(f checkFlags, target properties.Target, out properties.Outcome, 
 		b.WriteString(a.String() + "\n")
 	}
 	return b.String()
+}
+
+// faultsNote says whether faults are drawn, and time travel with them.
+func faultsNote(f checkFlags) string {
+	if f.faults && f.timeTravel {
+		return "true, with time travel"
+	}
+	return strconv.FormatBool(f.faults)
 }

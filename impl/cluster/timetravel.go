@@ -8,6 +8,8 @@ package cluster
 // with the same objects; the process loses its queue, expectations,
 // timers, armed fault and, for a user's controller, its instance.
 
+import "github.com/converge-dev/converge/model"
+
 // restartStale is crash without emptying the informers' caches and the
 // memory's view; the relist that follows is served at the old revisions.
 func (c *component) restartStale() {
@@ -24,4 +26,16 @@ func (c *component) restartStale() {
 	if c.user != nil {
 		c.user.rec = nil
 	}
+}
+
+// TimeTravels lists the time-travel faults that can happen now, as
+// model.State.TimeTravels does.
+func (s *Stepped) TimeTravels() []model.Action {
+	var out []model.Action
+	for _, n := range s.names {
+		if a := (model.Action{Op: model.OpTimeTravel, Who: n}); s.enabled(a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

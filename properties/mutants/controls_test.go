@@ -21,7 +21,11 @@ func TestControlsRaiseNoFalseAlarm(t *testing.T) {
 	for _, c := range mutants.Controls {
 		t.Run(c.Name, func(t *testing.T) {
 			defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(*controlChecks), "rapid.seed": "1"})()
-			properties.CheckController(t, c.Spec, properties.ImplOptions{Faults: true})
+			o := properties.ImplOptions{Faults: true}
+			if c.TimeTravel {
+				o.TimeTravel = []string{c.Spec.Name}
+			}
+			properties.CheckController(t, c.Spec, o)
 		})
 	}
 }

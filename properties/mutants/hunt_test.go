@@ -63,7 +63,11 @@ func run(t *testing.T, m mutants.Mutant, c settings) hunt {
 			rt.Fatal(err)
 		}
 		defer s.Close()
-		properties.Impl(rt, s, properties.ImplOptions{Faults: true, Settle: m.Settle})
+		o := properties.ImplOptions{Faults: true, Settle: m.Settle}
+		if m.TimeTravel {
+			o.TimeTravel = []string{m.Spec.Name}
+		}
+		properties.Impl(rt, s, o)
 	})
 	h.total, h.report = time.Since(start), rec.Text()
 	h.found = h.found && rec.Failed()

@@ -52,6 +52,7 @@ var pinned = map[string]uint64{
 	// (annotator-writes-stale-copy's was re-picked after the merge with the
 	// fault alphabet: 4 shrank to 36).
 	"annotator-writes-stale-copy":       4,
+	"annotator-retries-stale-copy":      4, // class 2: 7 checks, 6 drawn actions when measured
 	"replicaset-owner-second-write":     5,
 	"replicaset-counts-terminating":     3,
 	"endpoints-keeps-terminating":       3, // re-picked when rapid began drawing cascades and finalizers (4 shrank to 33), and namespaces (8 shrank to 80)
