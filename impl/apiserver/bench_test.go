@@ -42,7 +42,7 @@ func BenchmarkStrategicMergeSetImage(b *testing.B) {
 	doc := []byte(deploymentJSON("web", 3, "nginx:1.27"))
 	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}`)
 	for b.Loop() {
-		out, err := applyPatch(strategicPatchType, doc, patch)
+		out, err := applyPatch(strategicPatchType, "deployments", doc, patch)
 		if err != nil || !json.Valid(out) {
 			b.Fatal(err)
 		}

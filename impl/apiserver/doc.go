@@ -34,11 +34,15 @@
 //     patches; apply patches go to server-side apply. A patch without its
 //     own resourceVersion is applied to a fresh read and retried on a lost
 //     race; with one, the resourceVersion is a precondition (409).
-//     Strategic merge knows the merge keys of converge's kinds by field
-//     name (containers/env/volumes by name, container ports by
-//     containerPort, service ports by port, conditions by type) and
-//     honours $patch: replace/delete, $retainKeys and
-//     $deleteFromPrimitiveList; $setElementOrder is accepted and ignored.
+//     The patches are Kubernetes' own libraries, with kube-apiserver's
+//     limits and Statuses: JSON and merge patches are
+//     github.com/evanphx/json-patch (at most 10000 operations, else 413;
+//     negative indices count from the end; an operation that does not
+//     apply is 422), strategic merge is k8s.io/apimachinery's
+//     strategicpatch over the kind's k8s.io/api type (its merge keys,
+//     strategies and directives). Where kube-apiserver answers a bad
+//     strategic patch with a 500 (a list element without its merge key),
+//     converge answers 422 with the same message.
 //   - Watches stream newline-delimited WatchEvents, flushed per event,
 //     starting with the current objects as ADDED when no resourceVersion is
 //     given; a compacted resourceVersion ends the stream with an ERROR

@@ -23,7 +23,7 @@ func FuzzApplyPatch(f *testing.F) {
 		if err := checkPatchSyntax(mt, []byte(patch)); err != nil {
 			return
 		}
-		_, _ = applyPatch(mt, []byte(doc), []byte(patch))
+		_, _ = applyPatch(mt, "deployments", []byte(doc), []byte(patch))
 	})
 }
 

@@ -7,6 +7,9 @@ import (
 	"io"
 	"net/http"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	kjson "sigs.k8s.io/json"
+
 	"github.com/converge-dev/converge/impl/api"
 )
 
@@ -84,7 +87,7 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget, manager string) 
 	if err != nil {
 		return nil, false, api.NewInternalError(err)
 	}
-	patched, err := applyPatch(mt, curJSON, body)
+	patched, err := applyPatch(mt, t.kind, curJSON, body)
 	if err != nil {
 		return nil, false, err
 	}
@@ -111,100 +114,68 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget, manager string) 
 	return out, false, nil
 }
 
-// checkPatchSyntax rejects a malformed patch before anything is read.
+// checkPatchSyntax rejects a malformed patch before anything is read, as
+// kube-apiserver does: a body that is not JSON, a JSON patch that does not
+// decode (or has too many operations), a merge patch that is not an
+// object, a strategic patch that is neither an object nor null.
 func checkPatchSyntax(mt string, body []byte) error {
-	if mt == jsonPatchType {
+	if !json.Valid(body) {
+		return api.NewBadRequest("invalid JSON patch")
+	}
+	switch mt {
+	case jsonPatchType:
 		_, err := decodeJSONPatch(body)
 		return err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil || m == nil {
-		return api.NewBadRequest(fmt.Sprintf("the patch is not a JSON object: %v", errOrNull(err)))
+	case mergePatchType:
+		var m map[string]any
+		if _, err := kjson.UnmarshalStrict(body, &m); err != nil {
+			return api.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if m == nil {
+			return api.NewBadRequest(jsonpatch.ErrBadJSONPatch.Error())
+		}
+	case strategicPatchType:
+		var m map[string]any
+		if _, err := kjson.UnmarshalStrict(body, &m); err != nil {
+			return api.NewBadRequest(err.Error())
+		}
 	}
 	return nil
 }
 
-func errOrNull(err error) any {
-	if err == nil {
-		return "null"
-	}
-	return err
-}
-
-// applyPatch patches the JSON document doc.
-func applyPatch(mt string, doc, patch []byte) ([]byte, error) {
-	var target any
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	if err := dec.Decode(&target); err != nil {
-		return nil, api.NewInternalError(err)
-	}
-	var out any
+// applyPatch patches doc, a JSON object of resource (which may name a
+// subresource, "deployments/scale": its schema drives a strategic merge).
+func applyPatch(mt, resource string, doc, patch []byte) ([]byte, error) {
 	switch mt {
 	case jsonPatchType:
-		ops, err := decodeJSONPatch(patch)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = applyJSONPatch(target, ops); err != nil {
-			return nil, invalidPatch(err)
-		}
-	case mergePatchType, strategicPatchType:
-		var p any
-		dec := json.NewDecoder(bytes.NewReader(patch))
-		dec.UseNumber()
-		if err := dec.Decode(&p); err != nil {
-			return nil, api.NewBadRequest(fmt.Sprintf("malformed patch: %v", err))
-		}
-		pm, ok := p.(map[string]any)
-		if !ok {
-			return nil, api.NewBadRequest("the patch must be a JSON object")
-		}
-		tm, _ := target.(map[string]any)
-		if mt == mergePatchType {
-			out = mergePatch(tm, pm)
-		} else {
-			var err error
-			if out, err = strategicMerge(tm, pm, nil); err != nil {
-				return nil, invalidPatch(err)
-			}
-		}
-	default:
-		return nil, api.NewUnsupportedMediaType(patchTypes)
+		return applyJSONPatch(doc, patch)
+	case mergePatchType:
+		return applyMergePatch(doc, patch)
+	case strategicPatchType:
+		return strategicMergePatch(resource, doc, patch)
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, api.NewBadRequest(fmt.Sprintf("the patched object is not JSON: %v", err))
-	}
-	return b, nil
+	return nil, api.NewUnsupportedMediaType(patchTypes)
 }
 
-// invalidPatch is Kubernetes' 422 for a patch that cannot be applied (a
-// failed json-patch test, a missing path).
-func invalidPatch(err error) error {
-	se := api.NewBadRequest(err.Error())
+// unprocessablePatch is kube-apiserver's answer to a patch that does not
+// apply (a failed JSON patch test, a missing path): 422 with the generic
+// message of NewGenericServerResponse, the library's error left out.
+func unprocessablePatch() error {
+	return &api.StatusError{Status: api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Code:     http.StatusUnprocessableEntity,
+		Reason:   api.StatusReasonInvalid,
+		Message:  "the server rejected our request due to an error in our request",
+		Details:  &api.StatusDetails{},
+	}}
+}
+
+// invalidPatch is 422 Invalid with message, for a patch the strategic
+// merge library rejects without a Status of its own.
+func invalidPatch(message string) error {
+	se := api.NewBadRequest(message)
 	se.Status.Code = http.StatusUnprocessableEntity
 	se.Status.Reason = api.StatusReasonInvalid
 	return se
-}
-
-// mergePatch is RFC 7386 JSON merge patch: objects merge, null deletes,
-// anything else replaces.
-func mergePatch(target map[string]any, patch map[string]any) map[string]any {
-	if target == nil {
-		target = map[string]any{}
-	}
-	for k, pv := range patch {
-		if pv == nil {
-			delete(target, k)
-			continue
-		}
-		if pm, ok := pv.(map[string]any); ok {
-			tm, _ := target[k].(map[string]any)
-			target[k] = mergePatch(tm, pm)
-			continue
-		}
-		target[k] = pv
-	}
-	return target
 }

@@ -1,210 +1,136 @@
 package apiserver
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/converge-dev/converge/impl/api"
 )
 
-// Strategic merge patch without an OpenAPI schema: converge serves a
-// fixed set of kinds, so the lists merged by key are known by field name
-// (see mergeKeyOf); every other list is replaced, as for atomic lists.
+// Strategic merge patch is k8s.io/apimachinery's strategicpatch, as in
+// kube-apiserver: the merge keys, patch strategies ($retainKeys on
+// volumes, atomic tolerations, ...) and directives come from the struct
+// tags of the kind's k8s.io/api type, which strategicSchemaTypes names
+// for every served kind. A resource without one answers 415, as
+// kube-apiserver does for custom resources.
 
-const (
-	directivePatch       = "$patch"
-	directiveRetainKeys  = "$retainKeys"
-	prefixSetOrder       = "$setElementOrder/"
-	prefixDeletePrimList = "$deleteFromPrimitiveList/"
-)
-
-// mergeKeyOf is the patchMergeKey of the list field at path (field names
-// from the root, indices left out), or "" for lists replaced whole.
-func mergeKeyOf(path []string) string {
-	if len(path) == 0 {
-		return ""
-	}
-	field := path[len(path)-1]
-	switch field {
-	case "containers", "initContainers", "ephemeralContainers", "env", "volumes", "imagePullSecrets":
-		return "name"
-	case "volumeMounts":
-		return "mountPath"
-	case "volumeDevices":
-		return "devicePath"
-	case "conditions", "addresses":
-		return "type"
-	case "ownerReferences":
-		return "uid"
-	case "hostAliases":
-		return "ip"
-	case "topologySpreadConstraints":
-		return "topologyKey"
-	case "ports":
-		if len(path) >= 2 && strings.HasSuffix(path[len(path)-2], "ontainers") {
-			return "containerPort"
-		}
-		return "port"
-	}
-	return ""
+// strategicSchemaTypes is the k8s.io/api type whose struct tags drive a
+// strategic merge patch of each kind converge serves, by kind: a status
+// subresource patches its whole object, a scale subresource an
+// autoscaling/v1 Scale.
+//
+// events.k8s.io/v1 Events are patched as core/v1 Events: serveEventsV1
+// renames the patch's fields to core's before it reaches servePatch, so
+// the document and the patch are core/v1's (neither type has a list
+// field, so their strategic merges agree).
+var strategicSchemaTypes = map[string]any{
+	"Deployment":            appsv1.Deployment{},
+	"ReplicaSet":            appsv1.ReplicaSet{},
+	"StatefulSet":           appsv1.StatefulSet{},
+	"DaemonSet":             appsv1.DaemonSet{},
+	"Job":                   batchv1.Job{},
+	"Pod":                   corev1.Pod{},
+	"Node":                  corev1.Node{},
+	"Service":               corev1.Service{},
+	"Endpoints":             corev1.Endpoints{},
+	"Namespace":             corev1.Namespace{},
+	"Event":                 corev1.Event{},
+	"ConfigMap":             corev1.ConfigMap{},
+	"Secret":                corev1.Secret{},
+	"ServiceAccount":        corev1.ServiceAccount{},
+	"PersistentVolumeClaim": corev1.PersistentVolumeClaim{},
+	"Lease":                 coordinationv1.Lease{},
+	"Scale":                 autoscalingv1.Scale{},
 }
 
-// strategicMerge applies patch to target (both decoded JSON objects) and
-// returns the result; nil means the object was deleted ($patch: delete).
-func strategicMerge(target, patch map[string]any, path []string) (map[string]any, error) {
-	if target == nil {
-		target = map[string]any{}
-	}
-	if d, ok := patch[directivePatch]; ok {
-		switch d {
-		case "replace":
-			return stripDirectives(patch), nil
-		case "delete":
-			return nil, nil
-		case "merge":
-		default:
-			return nil, fmt.Errorf("unknown patch directive %v at %s", d, strings.Join(path, "."))
-		}
-	}
-	for k, pv := range patch {
-		switch {
-		case k == directivePatch || k == directiveRetainKeys || strings.HasPrefix(k, prefixSetOrder):
-			continue // $setElementOrder only orders; tolerated and ignored
-		case strings.HasPrefix(k, prefixDeletePrimList):
-			field := strings.TrimPrefix(k, prefixDeletePrimList)
-			drop, ok := pv.([]any)
-			cur, ok2 := target[field].([]any)
-			if ok && ok2 {
-				target[field] = slices.DeleteFunc(slices.Clone(cur), func(v any) bool {
-					return slices.ContainsFunc(drop, func(d any) bool { return jsonEqual(d, v) })
-				})
-			}
-			continue
-		}
-		child := append(slices.Clip(path), k)
-		switch p := pv.(type) {
-		case nil:
-			delete(target, k)
-		case map[string]any:
-			tm, _ := target[k].(map[string]any)
-			merged, err := strategicMerge(tm, p, child)
-			if err != nil {
-				return nil, err
-			}
-			if merged == nil {
-				delete(target, k)
-			} else {
-				target[k] = merged
-			}
-		case []any:
-			cur, _ := target[k].([]any)
-			merged, err := mergeList(cur, p, child)
-			if err != nil {
-				return nil, err
-			}
-			target[k] = merged
-		default:
-			target[k] = pv
-		}
-	}
-	if rk, ok := patch[directiveRetainKeys]; ok {
-		keep, ok := rk.([]any)
-		if !ok {
-			return nil, fmt.Errorf("%s at %s must be a list", directiveRetainKeys, strings.Join(path, "."))
-		}
-		for k := range target {
-			if !slices.ContainsFunc(keep, func(v any) bool { return v == k }) {
-				delete(target, k)
-			}
-		}
-	}
-	return target, nil
-}
-
-// mergeList merges a patch list into cur by the field's merge key, or
-// replaces it when the field has none.
-func mergeList(cur, patch []any, path []string) ([]any, error) {
-	key := mergeKeyOf(path)
-	if key == "" {
-		out := make([]any, 0, len(patch))
-		for _, e := range patch {
-			if m, ok := e.(map[string]any); ok {
-				if m[directivePatch] == "delete" {
-					continue
-				}
-				e = stripDirectives(m)
-			}
-			out = append(out, e)
-		}
-		return out, nil
-	}
-	out := slices.Clone(cur)
-	for i, e := range patch {
-		pm, ok := e.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s[%d]: expected an object with merge key %q", strings.Join(path, "."), i, key)
-		}
-		if pm[directivePatch] == "replace" {
-			return stripList(patch), nil
-		}
-		kv, ok := pm[key]
-		if !ok {
-			return nil, fmt.Errorf("%s[%d]: does not contain declared merge key: %s", strings.Join(path, "."), i, key)
-		}
-		at := slices.IndexFunc(out, func(c any) bool {
-			cm, ok := c.(map[string]any)
-			return ok && jsonEqual(cm[key], kv)
-		})
-		if pm[directivePatch] == "delete" {
-			if at >= 0 {
-				out = slices.Delete(out, at, at+1)
-			}
-			continue
-		}
-		if at < 0 {
-			merged, err := strategicMerge(nil, pm, path)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, merged)
-			continue
-		}
-		cm, _ := out[at].(map[string]any)
-		merged, err := strategicMerge(cm, pm, path)
+// strategicSchemas is strategicSchemaTypes read once.
+var strategicSchemas = func() map[string]strategicpatch.LookupPatchMeta {
+	out := make(map[string]strategicpatch.LookupPatchMeta, len(strategicSchemaTypes))
+	for kind, t := range strategicSchemaTypes {
+		meta, err := strategicpatch.NewPatchMetaFromStruct(t)
 		if err != nil {
-			return nil, err
+			panic(fmt.Sprintf("apiserver: strategic merge schema of %s: %v", kind, err))
 		}
-		out[at] = merged
-	}
-	return out, nil
-}
-
-// stripDirectives drops $-directives from a patch object used verbatim.
-func stripDirectives(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if strings.HasPrefix(k, "$") {
-			continue
-		}
-		if vm, ok := v.(map[string]any); ok {
-			v = stripDirectives(vm)
-		} else if vl, ok := v.([]any); ok {
-			v = stripList(vl)
-		}
-		out[k] = v
+		out[kind] = meta
 	}
 	return out
+}()
+
+// strategicSchema is the schema of the body of resource, which may name a
+// subresource ("deployments/scale").
+func strategicSchema(resource string) (strategicpatch.LookupPatchMeta, bool) {
+	res, sub, hasSub := strings.Cut(resource, "/")
+	info, ok := api.LookupResource(res)
+	if !ok {
+		return nil, false
+	}
+	kind := info.Kind
+	if hasSub {
+		s, ok := info.Subresource(sub)
+		if !ok {
+			return nil, false
+		}
+		kind = s.Kind
+	}
+	s, ok := strategicSchemas[kind]
+	return s, ok
 }
 
-func stripList(l []any) []any {
-	out := make([]any, 0, len(l))
-	for _, e := range l {
-		if m, ok := e.(map[string]any); ok {
-			if m[directivePatch] == "delete" {
-				continue
-			}
-			e = stripDirectives(m)
-		}
-		out = append(out, e)
+// strategicMergePatch applies a strategic merge patch to doc, a JSON
+// object of resource.
+func strategicMergePatch(resource string, doc, patch []byte) ([]byte, error) {
+	schema, ok := strategicSchema(resource)
+	if !ok {
+		return nil, api.NewUnsupportedMediaType([]string{jsonPatchType, mergePatchType, applyPatchType})
 	}
-	return out
+	var original map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &original); err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	var p map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(patch, &p); err != nil {
+		return nil, api.NewBadRequest(err.Error())
+	}
+	out, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(original, p, schema)
+	if err != nil {
+		return nil, strategicPatchError(err)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	return b, nil
+}
+
+// strategicPatchError is the Status of a strategic merge that failed, as
+// kube-apiserver's interpretStrategicMergePatchError words it: a malformed
+// directive is 400, lists of lists and content outside $retainKeys are
+// 422. kube-apiserver answers every other error of the library (a list
+// element without its merge key, an unknown $patch) with a 500; converge
+// answers 422 with the same message, since a bad patch is the client's
+// error and converge's apiserver never answers user input with a 5xx.
+func strategicPatchError(err error) error {
+	switch {
+	case errors.Is(err, mergepatch.ErrBadJSONDoc),
+		errors.Is(err, mergepatch.ErrBadPatchFormatForPrimitiveList),
+		errors.Is(err, mergepatch.ErrBadPatchFormatForRetainKeys),
+		errors.Is(err, mergepatch.ErrBadPatchFormatForSetElementOrderList),
+		errors.Is(err, mergepatch.ErrUnsupportedStrategicMergePatchFormat):
+		return api.NewBadRequest(err.Error())
+	case errors.Is(err, mergepatch.ErrNoListOfLists),
+		errors.Is(err, mergepatch.ErrPatchContentNotMatchRetainKeys):
+		return unprocessablePatch()
+	}
+	return invalidPatch(err.Error())
 }
