@@ -26,9 +26,9 @@
 //     JSON. An Accept header that excludes JSON is 406. Bodies must be
 //     JSON or YAML, and creates and updates (POST, PUT) may also be
 //     Kubernetes protobuf, as kubectl's typed clientset sends them (create
-//     namespace, create deployment, create service): it is converted to the
-//     equivalent JSON (internal/kubeproto) and then checked like JSON; a
-//     body that does not convert is 400. Other media types are 415; PATCH
+//     namespace, create deployment, create service): k8s.io/api's generated
+//     code decodes it, and its JSON is then checked like a JSON body; a
+//     body that does not decode is 400. Other media types are 415; PATCH
 //     takes only the patch media types.
 //   - PATCH takes merge (RFC 7386), JSON (RFC 6902) and strategic merge
 //     patches; apply patches go to server-side apply. A patch without its

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/converge-dev/converge/impl/api"
-	"github.com/converge-dev/converge/impl/apiserver/internal/kubeproto"
 	"github.com/converge-dev/converge/impl/registry"
 )
 
@@ -168,13 +167,7 @@ func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 		return nil, "", api.NewBadRequest("apiserver: reading the body: " + err.Error())
 	}
 	if mt == protobufType {
-		if j, ok, err := storedFromProtobuf(b); ok {
-			if err != nil {
-				return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
-			}
-			return j, "application/json", nil
-		}
-		j, err := kubeproto.ToJSON(b)
+		j, err := jsonFromProtobuf(b)
 		if err != nil {
 			return nil, "", api.NewBadRequest("the protobuf body could not be decoded: " + err.Error())
 		}
