@@ -1,6 +1,10 @@
 package api
 
-import "strings"
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // Default values Kubernetes fills in.
 const (
@@ -45,6 +49,8 @@ func Default(obj Object) {
 		}
 	case *Node:
 		// A node that reports capacity but not allocatable can use it all.
+		canonicalQuantities(o.Status.Capacity)
+		canonicalQuantities(o.Status.Allocatable)
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
 			o.Status.Allocatable = make(ResourceList, len(o.Status.Capacity))
 			for k, v := range o.Status.Capacity {
@@ -128,6 +134,8 @@ func defaultContainer(c *Container) {
 	if c.TerminationMessagePolicy == "" {
 		c.TerminationMessagePolicy = "File"
 	}
+	canonicalQuantities(c.Resources.Requests)
+	canonicalQuantities(c.Resources.Limits)
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = ProtocolTCP
@@ -165,6 +173,20 @@ func defaultProbe(p *Probe) {
 		}
 		if h.Scheme == "" {
 			h.Scheme = "HTTP"
+		}
+	}
+}
+
+// canonicalQuantities rewrites each quantity of l in its canonical form
+// (0.5 -> 500m, 1000m -> 1, 1.5Gi -> 1536Mi): upstream's ResourceList holds
+// resource.Quantity values, which serve the amount they parsed, not the
+// text sent. What does not parse is left for validation to report.
+func canonicalQuantities(l ResourceList) {
+	for k, v := range l {
+		if q, err := resource.ParseQuantity(v); err == nil {
+			if c := q.String(); c != v {
+				l[k] = c
+			}
 		}
 	}
 }

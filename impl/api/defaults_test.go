@@ -155,3 +155,22 @@ func TestResolveSurge(t *testing.T) {
 	_, _, err = ResolveSurge(3, nil, pct("99999999999%"))
 	assert.Error(t, err)
 }
+
+// TestDefaultQuantitiesCanonical: a container's requests and limits and a
+// node's capacity are served in resource.Quantity's canonical form, as
+// upstream serves them; what does not parse is left for validation.
+func TestDefaultQuantitiesCanonical(t *testing.T) {
+	p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
+		Resources: ResourceRequirements{
+			Requests: ResourceList{"cpu": "0.5", "memory": "1.5Gi", "ephemeral-storage": "50Mi"},
+			Limits:   ResourceList{"cpu": "1000m", "memory": "2048Mi", "example.com/bad": "lots"},
+		}}}}}
+	Default(p)
+	r := p.Spec.Containers[0].Resources
+	assert.Equal(t, ResourceList{"cpu": "500m", "memory": "1536Mi", "ephemeral-storage": "50Mi"}, r.Requests)
+	assert.Equal(t, ResourceList{"cpu": "1", "memory": "2Gi", "example.com/bad": "lots"}, r.Limits)
+	n := &Node{ObjectMeta: ObjectMeta{Name: "n"}, Status: NodeStatus{Capacity: ResourceList{"cpu": "4000m", "pods": "110"}}}
+	Default(n)
+	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Capacity)
+	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Allocatable)
+}
