@@ -203,15 +203,17 @@ type ResourceRequirements struct {
 
 // Probe checks a container's health or readiness.
 type Probe struct {
-	Exec                          *ExecAction      `json:"exec,omitempty"`
-	HTTPGet                       *HTTPGetAction   `json:"httpGet,omitempty"`
-	TCPSocket                     *TCPSocketAction `json:"tcpSocket,omitempty"`
-	InitialDelaySeconds           int32            `json:"initialDelaySeconds,omitempty"`
-	TimeoutSeconds                int32            `json:"timeoutSeconds,omitempty"`
-	PeriodSeconds                 int32            `json:"periodSeconds,omitempty"`
-	SuccessThreshold              int32            `json:"successThreshold,omitempty"`
-	FailureThreshold              int32            `json:"failureThreshold,omitempty"`
-	TerminationGracePeriodSeconds *int64           `json:"terminationGracePeriodSeconds,omitempty"`
+	Exec      *ExecAction      `json:"exec,omitempty"`
+	HTTPGet   *HTTPGetAction   `json:"httpGet,omitempty"`
+	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty"`
+	// A gRPC health check the model does not run: k8s.io/api's own.
+	GRPC                          *corev1.GRPCAction `json:"grpc,omitempty"`
+	InitialDelaySeconds           int32              `json:"initialDelaySeconds,omitempty"`
+	TimeoutSeconds                int32              `json:"timeoutSeconds,omitempty"`
+	PeriodSeconds                 int32              `json:"periodSeconds,omitempty"`
+	SuccessThreshold              int32              `json:"successThreshold,omitempty"`
+	FailureThreshold              int32              `json:"failureThreshold,omitempty"`
+	TerminationGracePeriodSeconds *int64             `json:"terminationGracePeriodSeconds,omitempty"`
 }
 
 // ExecAction runs a command in the container.

@@ -175,6 +175,7 @@ func defaultProbe(p *Probe) {
 			h.Scheme = "HTTP"
 		}
 	}
+	defaultGRPC(p.GRPC)
 }
 
 // canonicalQuantities rewrites each quantity of l in its canonical form

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestDefaultDeployment(t *testing.T) {
@@ -173,4 +174,14 @@ func TestDefaultQuantitiesCanonical(t *testing.T) {
 	Default(n)
 	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Capacity)
 	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Allocatable)
+}
+
+// TestDefaultGRPCProbeService: a gRPC probe's service defaults to "", as
+// upstream's declarative default fills it.
+func TestDefaultGRPCProbeService(t *testing.T) {
+	p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
+		LivenessProbe: &Probe{GRPC: &corev1.GRPCAction{Port: 9090}}}}}}
+	Default(p)
+	require.NotNil(t, p.Spec.Containers[0].LivenessProbe.GRPC.Service)
+	assert.Equal(t, "", *p.Spec.Containers[0].LivenessProbe.GRPC.Service)
 }

@@ -218,6 +218,15 @@ func defaultKubeProbe(p *corev1.Probe) {
 			h.Scheme = corev1.URISchemeHTTP
 		}
 	}
+	defaultGRPC(p.GRPC)
+}
+
+// defaultGRPC: a gRPC probe's service is "" (the server's overall health)
+// when unset, as upstream's declarative default (+default="") fills it.
+func defaultGRPC(g *corev1.GRPCAction) {
+	if g != nil && g.Service == nil {
+		g.Service = ptr("")
+	}
 }
 
 // defaultKubeVolume: a volume with no source is an emptyDir; mounted

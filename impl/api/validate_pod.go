@@ -282,6 +282,14 @@ func validateProbe(e *errs, pr *Probe, p fieldPath, successMustBeOne bool) {
 			validatePortNumOrName(e, pr.TCPSocket.Port, p.child("tcpSocket", "port"))
 		}
 	}
+	if pr.GRPC != nil {
+		if handlers > 0 {
+			e.forbidden(p.child("grpc"), "may not specify more than 1 handler type")
+		} else {
+			handlers++
+			validatePortNumOrName(e, FromInt32(pr.GRPC.Port), p.child("grpc", "port"))
+		}
+	}
 	if handlers == 0 {
 		e.required(p, "must specify a handler type")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestValidObjectsPass(t *testing.T) {
@@ -127,6 +128,12 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			"spec.containers[0].readinessProbe.httpGet.port", invalid},
 		{"probe without handler", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.HTTPGet = nil }),
 			"spec.containers[0].readinessProbe", required},
+		{"probe with two handlers", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.GRPC = &corev1.GRPCAction{Port: 9090} }),
+			"spec.containers[0].readinessProbe.grpc", forbidden},
+		{"grpc probe port out of range", pod(func(p *Pod) {
+			p.Spec.Containers[0].ReadinessProbe.HTTPGet = nil
+			p.Spec.Containers[0].ReadinessProbe.GRPC = &corev1.GRPCAction{Port: 70000}
+		}), "spec.containers[0].readinessProbe.grpc.port", invalid},
 		{"bad env name", pod(func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "1ST", Value: "x"}} }),
 			"spec.containers[0].env[0].name", invalid},
 		{"negative grace period", pod(func(p *Pod) { p.Spec.TerminationGracePeriodSeconds = int64p(-5) }),
