@@ -113,6 +113,7 @@ func defaultPodSpec(s *PodSpec) {
 	if s.SecurityContext == nil {
 		s.SecurityContext = &PodSecurityContext{}
 	}
+	s.ServiceAccountName, s.DeprecatedServiceAccount = serviceAccountAlias(s.ServiceAccountName, s.DeprecatedServiceAccount)
 	for i := range s.InitContainers {
 		defaultKubeContainer(&s.InitContainers[i])
 	}
@@ -176,6 +177,17 @@ func defaultProbe(p *Probe) {
 		}
 	}
 	defaultGRPC(p.GRPC)
+}
+
+// serviceAccountAlias: a pod spec's serviceAccount is the deprecated alias
+// of serviceAccountName. Upstream's conversion takes it when
+// serviceAccountName is unset (the new field wins when both are) and
+// serves the two equal.
+func serviceAccountAlias(name, deprecated string) (string, string) {
+	if name == "" {
+		name = deprecated
+	}
+	return name, name
 }
 
 // canonicalQuantities rewrites each quantity of l in its canonical form

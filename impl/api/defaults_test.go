@@ -185,3 +185,20 @@ func TestDefaultGRPCProbeService(t *testing.T) {
 	require.NotNil(t, p.Spec.Containers[0].LivenessProbe.GRPC.Service)
 	assert.Equal(t, "", *p.Spec.Containers[0].LivenessProbe.GRPC.Service)
 }
+
+// TestDefaultServiceAccountAlias: serviceAccount is serviceAccountName's
+// deprecated alias, taken when the name is unset and served equal to it.
+func TestDefaultServiceAccountAlias(t *testing.T) {
+	for _, c := range []struct{ name, deprecated, want string }{
+		{"", "legacy", "legacy"},
+		{"webapp", "", "webapp"},
+		{"webapp", "legacy", "webapp"},
+		{"", "", ""},
+	} {
+		p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{ServiceAccountName: c.name, DeprecatedServiceAccount: c.deprecated,
+			Containers: []Container{{Name: "c", Image: "x:1"}}}}
+		Default(p)
+		assert.Equal(t, c.want, p.Spec.ServiceAccountName, c)
+		assert.Equal(t, c.want, p.Spec.DeprecatedServiceAccount, c)
+	}
+}

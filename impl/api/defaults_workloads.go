@@ -158,6 +158,7 @@ func defaultKubePodSpec(s *corev1.PodSpec) {
 	if s.SecurityContext == nil {
 		s.SecurityContext = &corev1.PodSecurityContext{}
 	}
+	s.ServiceAccountName, s.DeprecatedServiceAccount = serviceAccountAlias(s.ServiceAccountName, s.DeprecatedServiceAccount)
 	for i := range s.InitContainers {
 		defaultKubeContainer(&s.InitContainers[i])
 	}

@@ -134,6 +134,14 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			p.Spec.Containers[0].ReadinessProbe.HTTPGet = nil
 			p.Spec.Containers[0].ReadinessProbe.GRPC = &corev1.GRPCAction{Port: 70000}
 		}), "spec.containers[0].readinessProbe.grpc.port", invalid},
+		{"bad os", pod(func(p *Pod) { p.Spec.OS = &corev1.PodOS{Name: "darwin"} }), "spec.os.name", notSupp},
+		{"resize policy for a bad resource", pod(func(p *Pod) {
+			p.Spec.Containers[0].ResizePolicy = []corev1.ContainerResizePolicy{{ResourceName: "storage", RestartPolicy: corev1.NotRequired}}
+		}), "spec.containers[0].resizePolicy[0].resourceName", notSupp},
+		{"resize policy twice", pod(func(p *Pod) {
+			p.Spec.Containers[0].ResizePolicy = []corev1.ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: corev1.NotRequired},
+				{ResourceName: "cpu", RestartPolicy: corev1.RestartContainer}}
+		}), "spec.containers[0].resizePolicy[1]", CauseTypeFieldValueDuplicate},
 		{"bad env name", pod(func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "1ST", Value: "x"}} }),
 			"spec.containers[0].env[0].name", invalid},
 		{"negative grace period", pod(func(p *Pod) { p.Spec.TerminationGracePeriodSeconds = int64p(-5) }),
