@@ -3,6 +3,7 @@ package api
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -224,6 +225,24 @@ func defaultServiceSpec(s *ServiceSpec) {
 	}
 	if s.SessionAffinity == "" {
 		s.SessionAffinity = "None"
+	}
+	// Upstream's SetDefaults_Service: a client-IP affinity lasts three
+	// hours; an externally reachable service routes cluster-wide; every
+	// service but an ExternalName routes in-cluster traffic cluster-wide;
+	// a load balancer allocates node ports.
+	if s.SessionAffinity == "ClientIP" && (s.SessionAffinityConfig == nil || s.SessionAffinityConfig.ClientIP == nil ||
+		s.SessionAffinityConfig.ClientIP.TimeoutSeconds == nil) {
+		s.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{
+			TimeoutSeconds: ptr(corev1.DefaultClientIPServiceAffinitySeconds)}}
+	}
+	if externallyAccessible(s) && s.ExternalTrafficPolicy == "" {
+		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	}
+	if s.Type != ServiceTypeExternalName && s.InternalTrafficPolicy == nil {
+		s.InternalTrafficPolicy = ptr(corev1.ServiceInternalTrafficPolicyCluster)
+	}
+	if s.Type == ServiceTypeLoadBalancer && s.AllocateLoadBalancerNodePorts == nil {
+		s.AllocateLoadBalancerNodePorts = ptr(true)
 	}
 	for i := range s.Ports {
 		sp := &s.Ports[i]

@@ -202,3 +202,22 @@ func TestDefaultServiceAccountAlias(t *testing.T) {
 		assert.Equal(t, c.want, p.Spec.DeprecatedServiceAccount, c)
 	}
 }
+
+// TestDefaultServiceTraffic: upstream's Service defaults for traffic
+// policies, client-IP affinity and load balancer node ports.
+func TestDefaultServiceTraffic(t *testing.T) {
+	lb := &Service{ObjectMeta: ObjectMeta{Name: "lb"}, Spec: ServiceSpec{Type: ServiceTypeLoadBalancer, SessionAffinity: "ClientIP",
+		Ports: []ServicePort{{Port: 443}}}}
+	Default(lb)
+	assert.Equal(t, corev1.ServiceExternalTrafficPolicyCluster, lb.Spec.ExternalTrafficPolicy)
+	assert.Equal(t, corev1.ServiceInternalTrafficPolicyCluster, *lb.Spec.InternalTrafficPolicy)
+	assert.True(t, *lb.Spec.AllocateLoadBalancerNodePorts)
+	assert.Equal(t, int32(10800), *lb.Spec.SessionAffinityConfig.ClientIP.TimeoutSeconds)
+	require.NoError(t, Validate(lb))
+	ext := &Service{ObjectMeta: ObjectMeta{Name: "ext"}, Spec: ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "db.example.com"}}
+	Default(ext)
+	assert.Equal(t, corev1.ServiceExternalTrafficPolicy(""), ext.Spec.ExternalTrafficPolicy)
+	assert.Nil(t, ext.Spec.InternalTrafficPolicy)
+	assert.Nil(t, ext.Spec.AllocateLoadBalancerNodePorts)
+	require.NoError(t, Validate(ext))
+}

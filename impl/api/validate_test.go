@@ -165,6 +165,18 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			s.Spec.Ports = []ServicePort{{Name: "a", Port: 80, Protocol: ProtocolTCP, TargetPort: FromInt32(80)},
 				{Name: "b", Port: 80, Protocol: ProtocolTCP, TargetPort: FromInt32(8080)}}
 		}), "spec.ports[1]", dup},
+		{"external traffic policy on ClusterIP", svc(func(s *Service) { s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal }),
+			"spec.externalTrafficPolicy", invalid},
+		{"source ranges on ClusterIP", svc(func(s *Service) { s.Spec.LoadBalancerSourceRanges = []string{"10.0.0.0/8"} }),
+			"spec.LoadBalancerSourceRanges", forbidden},
+		{"load balancer class on ClusterIP", svc(func(s *Service) { s.Spec.LoadBalancerClass = ptr("example.com/lb") }),
+			"spec.loadBalancerClass", forbidden},
+		{"client IP affinity timeout zero", svc(func(s *Service) {
+			s.Spec.SessionAffinity = "ClientIP"
+			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: ptr[int32](0)}}
+		}), "spec.sessionAffinityConfig.clientIP.timeoutSeconds", invalid},
+		{"bad app protocol", svc(func(s *Service) { s.Spec.Ports[0].AppProtocol = ptr("h2c!") }), "spec.ports[0].appProtocol", invalid},
+		{"bad ip family", svc(func(s *Service) { s.Spec.IPFamilies = []corev1.IPFamily{"IPv5"} }), "spec.ipFamilies[0]", notSupp},
 		{"service bad type", svc(func(s *Service) { s.Spec.Type = "Internal" }), "spec.type", notSupp},
 		{"service bad clusterIP", svc(func(s *Service) { s.Spec.ClusterIP = "10.0.0.300" }), "spec.clusterIP", invalid},
 		{"taint bad effect", node(func(n *Node) { n.Spec.Taints[0].Effect = "NoEntry" }), "spec.taints[0].effect", notSupp},
