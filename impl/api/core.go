@@ -1,5 +1,7 @@
 package api
 
+import corev1 "k8s.io/api/core/v1"
+
 // Node is core/v1 Node (cluster-scoped).
 type Node struct {
 	TypeMeta   `json:",inline"`
@@ -146,15 +148,32 @@ type ServiceSpec struct {
 	Type            ServiceType       `json:"type,omitempty"`
 	ExternalName    string            `json:"externalName,omitempty"`
 	SessionAffinity string            `json:"sessionAffinity,omitempty"`
+
+	// What the model does not act on is k8s.io/api's own, stored and
+	// served back as sent (and defaulted as upstream).
+	ExternalIPs                   []string                             `json:"externalIPs,omitempty"`
+	LoadBalancerIP                string                               `json:"loadBalancerIP,omitempty"`
+	LoadBalancerSourceRanges      []string                             `json:"loadBalancerSourceRanges,omitempty"`
+	ExternalTrafficPolicy         corev1.ServiceExternalTrafficPolicy  `json:"externalTrafficPolicy,omitempty"`
+	HealthCheckNodePort           int32                                `json:"healthCheckNodePort,omitempty"`
+	PublishNotReadyAddresses      bool                                 `json:"publishNotReadyAddresses,omitempty"`
+	SessionAffinityConfig         *corev1.SessionAffinityConfig        `json:"sessionAffinityConfig,omitempty"`
+	IPFamilies                    []corev1.IPFamily                    `json:"ipFamilies,omitempty"`
+	IPFamilyPolicy                *corev1.IPFamilyPolicy               `json:"ipFamilyPolicy,omitempty"`
+	AllocateLoadBalancerNodePorts *bool                                `json:"allocateLoadBalancerNodePorts,omitempty"`
+	LoadBalancerClass             *string                              `json:"loadBalancerClass,omitempty"`
+	InternalTrafficPolicy         *corev1.ServiceInternalTrafficPolicy `json:"internalTrafficPolicy,omitempty"`
+	TrafficDistribution           *string                              `json:"trafficDistribution,omitempty"`
 }
 
 // ServicePort maps a service port to a pod port.
 type ServicePort struct {
-	Name       string      `json:"name,omitempty"`
-	Protocol   Protocol    `json:"protocol,omitempty"`
-	Port       int32       `json:"port"`
-	TargetPort IntOrString `json:"targetPort,omitempty"`
-	NodePort   int32       `json:"nodePort,omitempty"`
+	Name        string      `json:"name,omitempty"`
+	Protocol    Protocol    `json:"protocol,omitempty"`
+	AppProtocol *string     `json:"appProtocol,omitempty"`
+	Port        int32       `json:"port"`
+	TargetPort  IntOrString `json:"targetPort,omitempty"`
+	NodePort    int32       `json:"nodePort,omitempty"`
 }
 
 // ServiceStatus is the observed state of a service.
@@ -204,9 +223,10 @@ type EndpointAddress struct {
 
 // EndpointPort is one backend port.
 type EndpointPort struct {
-	Name     string   `json:"name,omitempty"`
-	Port     int32    `json:"port"`
-	Protocol Protocol `json:"protocol,omitempty"`
+	Name        string   `json:"name,omitempty"`
+	Port        int32    `json:"port"`
+	Protocol    Protocol `json:"protocol,omitempty"`
+	AppProtocol *string  `json:"appProtocol,omitempty"`
 }
 
 // Namespace is core/v1 Namespace (cluster-scoped).

@@ -86,6 +86,12 @@ type PodSpec struct {
 	RuntimeClassName             *string                           `json:"runtimeClassName,omitempty"`
 	ReadinessGates               []corev1.PodReadinessGate         `json:"readinessGates,omitempty"`
 	PreemptionPolicy             *corev1.PreemptionPolicy          `json:"preemptionPolicy,omitempty"`
+	SetHostnameAsFQDN            *bool                             `json:"setHostnameAsFQDN,omitempty"`
+	OS                           *corev1.PodOS                     `json:"os,omitempty"`
+	HostUsers                    *bool                             `json:"hostUsers,omitempty"`
+	// DeprecatedServiceAccount is serviceAccountName's old alias, which
+	// upstream still accepts and serves.
+	DeprecatedServiceAccount string `json:"serviceAccount,omitempty"`
 }
 
 // PodSecurityContext holds pod-level security settings; Kubernetes defaults
@@ -100,6 +106,11 @@ type PodSecurityContext struct {
 	SeccompProfile      *corev1.SeccompProfile         `json:"seccompProfile,omitempty"`
 	SELinuxOptions      *corev1.SELinuxOptions         `json:"seLinuxOptions,omitempty"`
 	Sysctls             []corev1.Sysctl                `json:"sysctls,omitempty"`
+
+	WindowsOptions           *corev1.WindowsSecurityContextOptions `json:"windowsOptions,omitempty"`
+	SupplementalGroupsPolicy *corev1.SupplementalGroupsPolicy      `json:"supplementalGroupsPolicy,omitempty"`
+	AppArmorProfile          *corev1.AppArmorProfile               `json:"appArmorProfile,omitempty"`
+	SELinuxChangePolicy      *corev1.PodSELinuxChangePolicy        `json:"seLinuxChangePolicy,omitempty"`
 }
 
 // PullPolicy says when the kubelet pulls an image.
@@ -129,14 +140,15 @@ type Container struct {
 	ImagePullPolicy          PullPolicy           `json:"imagePullPolicy,omitempty"`
 
 	// What the model does not act on is k8s.io/api's own.
-	VolumeMounts    []corev1.VolumeMount    `json:"volumeMounts,omitempty"`
-	VolumeDevices   []corev1.VolumeDevice   `json:"volumeDevices,omitempty"`
-	EnvFrom         []corev1.EnvFromSource  `json:"envFrom,omitempty"`
-	Lifecycle       *corev1.Lifecycle       `json:"lifecycle,omitempty"`
-	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty"`
-	Stdin           bool                    `json:"stdin,omitempty"`
-	StdinOnce       bool                    `json:"stdinOnce,omitempty"`
-	TTY             bool                    `json:"tty,omitempty"`
+	VolumeMounts    []corev1.VolumeMount           `json:"volumeMounts,omitempty"`
+	VolumeDevices   []corev1.VolumeDevice          `json:"volumeDevices,omitempty"`
+	EnvFrom         []corev1.EnvFromSource         `json:"envFrom,omitempty"`
+	Lifecycle       *corev1.Lifecycle              `json:"lifecycle,omitempty"`
+	SecurityContext *corev1.SecurityContext        `json:"securityContext,omitempty"`
+	Stdin           bool                           `json:"stdin,omitempty"`
+	StdinOnce       bool                           `json:"stdinOnce,omitempty"`
+	TTY             bool                           `json:"tty,omitempty"`
+	ResizePolicy    []corev1.ContainerResizePolicy `json:"resizePolicy,omitempty"`
 }
 
 // Protocol is a network protocol of a port.
@@ -203,15 +215,17 @@ type ResourceRequirements struct {
 
 // Probe checks a container's health or readiness.
 type Probe struct {
-	Exec                          *ExecAction      `json:"exec,omitempty"`
-	HTTPGet                       *HTTPGetAction   `json:"httpGet,omitempty"`
-	TCPSocket                     *TCPSocketAction `json:"tcpSocket,omitempty"`
-	InitialDelaySeconds           int32            `json:"initialDelaySeconds,omitempty"`
-	TimeoutSeconds                int32            `json:"timeoutSeconds,omitempty"`
-	PeriodSeconds                 int32            `json:"periodSeconds,omitempty"`
-	SuccessThreshold              int32            `json:"successThreshold,omitempty"`
-	FailureThreshold              int32            `json:"failureThreshold,omitempty"`
-	TerminationGracePeriodSeconds *int64           `json:"terminationGracePeriodSeconds,omitempty"`
+	Exec      *ExecAction      `json:"exec,omitempty"`
+	HTTPGet   *HTTPGetAction   `json:"httpGet,omitempty"`
+	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty"`
+	// A gRPC health check the model does not run: k8s.io/api's own.
+	GRPC                          *corev1.GRPCAction `json:"grpc,omitempty"`
+	InitialDelaySeconds           int32              `json:"initialDelaySeconds,omitempty"`
+	TimeoutSeconds                int32              `json:"timeoutSeconds,omitempty"`
+	PeriodSeconds                 int32              `json:"periodSeconds,omitempty"`
+	SuccessThreshold              int32              `json:"successThreshold,omitempty"`
+	FailureThreshold              int32              `json:"failureThreshold,omitempty"`
+	TerminationGracePeriodSeconds *int64             `json:"terminationGracePeriodSeconds,omitempty"`
 }
 
 // ExecAction runs a command in the container.

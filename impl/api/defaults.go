@@ -1,6 +1,11 @@
 package api
 
-import "strings"
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // Default values Kubernetes fills in.
 const (
@@ -45,6 +50,8 @@ func Default(obj Object) {
 		}
 	case *Node:
 		// A node that reports capacity but not allocatable can use it all.
+		canonicalQuantities(o.Status.Capacity)
+		canonicalQuantities(o.Status.Allocatable)
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
 			o.Status.Allocatable = make(ResourceList, len(o.Status.Capacity))
 			for k, v := range o.Status.Capacity {
@@ -107,6 +114,7 @@ func defaultPodSpec(s *PodSpec) {
 	if s.SecurityContext == nil {
 		s.SecurityContext = &PodSecurityContext{}
 	}
+	s.ServiceAccountName, s.DeprecatedServiceAccount = serviceAccountAlias(s.ServiceAccountName, s.DeprecatedServiceAccount)
 	for i := range s.InitContainers {
 		defaultKubeContainer(&s.InitContainers[i])
 	}
@@ -128,6 +136,8 @@ func defaultContainer(c *Container) {
 	if c.TerminationMessagePolicy == "" {
 		c.TerminationMessagePolicy = "File"
 	}
+	canonicalQuantities(c.Resources.Requests)
+	canonicalQuantities(c.Resources.Limits)
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = ProtocolTCP
@@ -167,6 +177,32 @@ func defaultProbe(p *Probe) {
 			h.Scheme = "HTTP"
 		}
 	}
+	defaultGRPC(p.GRPC)
+}
+
+// serviceAccountAlias: a pod spec's serviceAccount is the deprecated alias
+// of serviceAccountName. Upstream's conversion takes it when
+// serviceAccountName is unset (the new field wins when both are) and
+// serves the two equal.
+func serviceAccountAlias(name, deprecated string) (string, string) {
+	if name == "" {
+		name = deprecated
+	}
+	return name, name
+}
+
+// canonicalQuantities rewrites each quantity of l in its canonical form
+// (0.5 -> 500m, 1000m -> 1, 1.5Gi -> 1536Mi): upstream's ResourceList holds
+// resource.Quantity values, which serve the amount they parsed, not the
+// text sent. What does not parse is left for validation to report.
+func canonicalQuantities(l ResourceList) {
+	for k, v := range l {
+		if q, err := resource.ParseQuantity(v); err == nil {
+			if c := q.String(); c != v {
+				l[k] = c
+			}
+		}
+	}
 }
 
 // DefaultPullPolicy is Always for an image tagged :latest or not tagged at
@@ -189,6 +225,24 @@ func defaultServiceSpec(s *ServiceSpec) {
 	}
 	if s.SessionAffinity == "" {
 		s.SessionAffinity = "None"
+	}
+	// Upstream's SetDefaults_Service: a client-IP affinity lasts three
+	// hours; an externally reachable service routes cluster-wide; every
+	// service but an ExternalName routes in-cluster traffic cluster-wide;
+	// a load balancer allocates node ports.
+	if s.SessionAffinity == "ClientIP" && (s.SessionAffinityConfig == nil || s.SessionAffinityConfig.ClientIP == nil ||
+		s.SessionAffinityConfig.ClientIP.TimeoutSeconds == nil) {
+		s.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{
+			TimeoutSeconds: ptr(corev1.DefaultClientIPServiceAffinitySeconds)}}
+	}
+	if externallyAccessible(s) && s.ExternalTrafficPolicy == "" {
+		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	}
+	if s.Type != ServiceTypeExternalName && s.InternalTrafficPolicy == nil {
+		s.InternalTrafficPolicy = ptr(corev1.ServiceInternalTrafficPolicyCluster)
+	}
+	if s.Type == ServiceTypeLoadBalancer && s.AllocateLoadBalancerNodePorts == nil {
+		s.AllocateLoadBalancerNodePorts = ptr(true)
 	}
 	for i := range s.Ports {
 		sp := &s.Ports[i]

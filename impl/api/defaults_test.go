@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestDefaultDeployment(t *testing.T) {
@@ -154,4 +155,69 @@ func TestResolveSurge(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrInvalidIntOrPercent))
 	_, _, err = ResolveSurge(3, nil, pct("99999999999%"))
 	assert.Error(t, err)
+}
+
+// TestDefaultQuantitiesCanonical: a container's requests and limits and a
+// node's capacity are served in resource.Quantity's canonical form, as
+// upstream serves them; what does not parse is left for validation.
+func TestDefaultQuantitiesCanonical(t *testing.T) {
+	p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
+		Resources: ResourceRequirements{
+			Requests: ResourceList{"cpu": "0.5", "memory": "1.5Gi", "ephemeral-storage": "50Mi"},
+			Limits:   ResourceList{"cpu": "1000m", "memory": "2048Mi", "example.com/bad": "lots"},
+		}}}}}
+	Default(p)
+	r := p.Spec.Containers[0].Resources
+	assert.Equal(t, ResourceList{"cpu": "500m", "memory": "1536Mi", "ephemeral-storage": "50Mi"}, r.Requests)
+	assert.Equal(t, ResourceList{"cpu": "1", "memory": "2Gi", "example.com/bad": "lots"}, r.Limits)
+	n := &Node{ObjectMeta: ObjectMeta{Name: "n"}, Status: NodeStatus{Capacity: ResourceList{"cpu": "4000m", "pods": "110"}}}
+	Default(n)
+	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Capacity)
+	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Allocatable)
+}
+
+// TestDefaultGRPCProbeService: a gRPC probe's service defaults to "", as
+// upstream's declarative default fills it.
+func TestDefaultGRPCProbeService(t *testing.T) {
+	p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
+		LivenessProbe: &Probe{GRPC: &corev1.GRPCAction{Port: 9090}}}}}}
+	Default(p)
+	require.NotNil(t, p.Spec.Containers[0].LivenessProbe.GRPC.Service)
+	assert.Equal(t, "", *p.Spec.Containers[0].LivenessProbe.GRPC.Service)
+}
+
+// TestDefaultServiceAccountAlias: serviceAccount is serviceAccountName's
+// deprecated alias, taken when the name is unset and served equal to it.
+func TestDefaultServiceAccountAlias(t *testing.T) {
+	for _, c := range []struct{ name, deprecated, want string }{
+		{"", "legacy", "legacy"},
+		{"webapp", "", "webapp"},
+		{"webapp", "legacy", "webapp"},
+		{"", "", ""},
+	} {
+		p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{ServiceAccountName: c.name, DeprecatedServiceAccount: c.deprecated,
+			Containers: []Container{{Name: "c", Image: "x:1"}}}}
+		Default(p)
+		assert.Equal(t, c.want, p.Spec.ServiceAccountName, c)
+		assert.Equal(t, c.want, p.Spec.DeprecatedServiceAccount, c)
+	}
+}
+
+// TestDefaultServiceTraffic: upstream's Service defaults for traffic
+// policies, client-IP affinity and load balancer node ports.
+func TestDefaultServiceTraffic(t *testing.T) {
+	lb := &Service{ObjectMeta: ObjectMeta{Name: "lb"}, Spec: ServiceSpec{Type: ServiceTypeLoadBalancer, SessionAffinity: "ClientIP",
+		Ports: []ServicePort{{Port: 443}}}}
+	Default(lb)
+	assert.Equal(t, corev1.ServiceExternalTrafficPolicyCluster, lb.Spec.ExternalTrafficPolicy)
+	assert.Equal(t, corev1.ServiceInternalTrafficPolicyCluster, *lb.Spec.InternalTrafficPolicy)
+	assert.True(t, *lb.Spec.AllocateLoadBalancerNodePorts)
+	assert.Equal(t, int32(10800), *lb.Spec.SessionAffinityConfig.ClientIP.TimeoutSeconds)
+	require.NoError(t, Validate(lb))
+	ext := &Service{ObjectMeta: ObjectMeta{Name: "ext"}, Spec: ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "db.example.com"}}
+	Default(ext)
+	assert.Equal(t, corev1.ServiceExternalTrafficPolicy(""), ext.Spec.ExternalTrafficPolicy)
+	assert.Nil(t, ext.Spec.InternalTrafficPolicy)
+	assert.Nil(t, ext.Spec.AllocateLoadBalancerNodePorts)
+	require.NoError(t, Validate(ext))
 }

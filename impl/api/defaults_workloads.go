@@ -158,6 +158,7 @@ func defaultKubePodSpec(s *corev1.PodSpec) {
 	if s.SecurityContext == nil {
 		s.SecurityContext = &corev1.PodSecurityContext{}
 	}
+	s.ServiceAccountName, s.DeprecatedServiceAccount = serviceAccountAlias(s.ServiceAccountName, s.DeprecatedServiceAccount)
 	for i := range s.InitContainers {
 		defaultKubeContainer(&s.InitContainers[i])
 	}
@@ -217,6 +218,15 @@ func defaultKubeProbe(p *corev1.Probe) {
 		if h.Scheme == "" {
 			h.Scheme = corev1.URISchemeHTTP
 		}
+	}
+	defaultGRPC(p.GRPC)
+}
+
+// defaultGRPC: a gRPC probe's service is "" (the server's overall health)
+// when unset, as upstream's declarative default (+default="") fills it.
+func defaultGRPC(g *corev1.GRPCAction) {
+	if g != nil && g.Service == nil {
+		g.Service = ptr("")
 	}
 }
 

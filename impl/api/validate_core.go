@@ -2,8 +2,11 @@ package api
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 var supportedServiceTypes = []ServiceType{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}
@@ -33,6 +36,9 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 		e.invalidEach(ip.child("port"), int64(sp.Port), isValidPortNum(int(sp.Port)))
 		validateProtocol(e, sp.Protocol, ip.child("protocol"))
 		validatePortNumOrName(e, sp.TargetPort, ip.child("targetPort"))
+		if sp.AppProtocol != nil {
+			e.invalidEach(ip.child("appProtocol"), *sp.AppProtocol, isQualifiedName(*sp.AppProtocol))
+		}
 		if sp.NodePort != 0 {
 			e.invalidEach(ip.child("nodePort"), int64(sp.NodePort), isValidPortNum(int(sp.NodePort)))
 			if s.Type != ServiceTypeNodePort && s.Type != ServiceTypeLoadBalancer && s.Type != "" {
@@ -66,6 +72,7 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 	if len(s.ClusterIPs) > 0 && s.ClusterIP != "" && s.ClusterIPs[0] != s.ClusterIP {
 		e.invalid(p.child("clusterIPs"), s.ClusterIPs, "first value must match `clusterIP`")
 	}
+	validateServiceTraffic(e, s, p)
 	switch {
 	case s.Type == "":
 		e.required(p.child("type"), "")
@@ -77,6 +84,114 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 		} else {
 			e.invalidEach(p.child("externalName"), s.ExternalName, isDNS1123Subdomain(s.ExternalName))
 		}
+	}
+}
+
+// maxClientIPAffinitySeconds is upstream's bound on a client-IP session
+// affinity's timeout: one day.
+const maxClientIPAffinitySeconds = 86400
+
+// externallyAccessible: a service reachable from outside the cluster, by
+// node port, load balancer or external IPs (upstream's
+// apiservice.ExternallyAccessible).
+func externallyAccessible(s *ServiceSpec) bool {
+	return s.Type == ServiceTypeLoadBalancer || s.Type == ServiceTypeNodePort ||
+		(s.Type == ServiceTypeClusterIP && len(s.ExternalIPs) > 0)
+}
+
+// validateServiceTraffic checks the fields that say how traffic reaches a
+// service, with upstream's messages: session affinity's timeout, the
+// traffic policies, the load balancer's own fields and the IP families.
+func validateServiceTraffic(e *errs, s *ServiceSpec, p fieldPath) {
+	cp := p.child("sessionAffinityConfig")
+	switch c := s.SessionAffinityConfig; {
+	case s.SessionAffinity == "ClientIP" && c == nil:
+		e.required(cp, "when session affinity type is ClientIP")
+	case s.SessionAffinity == "ClientIP" && c.ClientIP == nil:
+		e.required(cp.child("clientIP"), "when session affinity type is ClientIP")
+	case s.SessionAffinity == "ClientIP" && c.ClientIP.TimeoutSeconds == nil:
+		e.required(cp.child("clientIP", "timeoutSeconds"), "when session affinity type is ClientIP")
+	case s.SessionAffinity == "ClientIP":
+		if t := *c.ClientIP.TimeoutSeconds; t <= 0 || t > maxClientIPAffinitySeconds {
+			e.invalid(cp.child("clientIP", "timeoutSeconds"), t, fmt.Sprintf("must be greater than 0 and less than %d", maxClientIPAffinitySeconds))
+		}
+	case s.SessionAffinity == "None" && c != nil:
+		e.invalid(cp, c, "must not be set when session affinity is None")
+	}
+	etp := p.child("externalTrafficPolicy")
+	switch {
+	case !externallyAccessible(s):
+		if s.ExternalTrafficPolicy != "" {
+			e.invalid(etp, string(s.ExternalTrafficPolicy), "may only be set for externally-accessible services")
+		}
+	case s.ExternalTrafficPolicy == "":
+		e.required(etp, "")
+	case s.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyCluster && s.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal:
+		notSupported(e, etp, string(s.ExternalTrafficPolicy), []corev1.ServiceExternalTrafficPolicy{corev1.ServiceExternalTrafficPolicyCluster, corev1.ServiceExternalTrafficPolicyLocal})
+	}
+	needsHealthCheck := s.Type == ServiceTypeLoadBalancer && s.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	if s.HealthCheckNodePort != 0 {
+		if !needsHealthCheck {
+			e.invalid(p.child("healthCheckNodePort"), s.HealthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'")
+		} else {
+			e.invalidEach(p.child("healthCheckNodePort"), int64(s.HealthCheckNodePort), isValidPortNum(int(s.HealthCheckNodePort)))
+		}
+	}
+	itp := p.child("internalTrafficPolicy")
+	switch {
+	case s.InternalTrafficPolicy == nil:
+		if s.Type != ServiceTypeExternalName {
+			e.required(itp, "")
+		}
+	case *s.InternalTrafficPolicy != corev1.ServiceInternalTrafficPolicyCluster && *s.InternalTrafficPolicy != corev1.ServiceInternalTrafficPolicyLocal:
+		notSupported(e, itp, string(*s.InternalTrafficPolicy), []corev1.ServiceInternalTrafficPolicy{corev1.ServiceInternalTrafficPolicyCluster, corev1.ServiceInternalTrafficPolicyLocal})
+	}
+	lb := s.Type == ServiceTypeLoadBalancer
+	const lbOnly = "may only be used when `type` is 'LoadBalancer'"
+	if len(s.LoadBalancerSourceRanges) > 0 {
+		// Upstream names this field with a capital L.
+		rp := p.child("LoadBalancerSourceRanges")
+		if !lb {
+			e.forbidden(rp, lbOnly)
+		}
+		for _, r := range s.LoadBalancerSourceRanges {
+			if _, err := netip.ParsePrefix(strings.TrimSpace(r)); err != nil {
+				e.invalid(rp, fmt.Sprint(s.LoadBalancerSourceRanges), "must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 ")
+				break
+			}
+		}
+	}
+	switch {
+	case lb && s.AllocateLoadBalancerNodePorts == nil:
+		e.required(p.child("allocateLoadBalancerNodePorts"), "")
+	case !lb && s.AllocateLoadBalancerNodePorts != nil:
+		e.forbidden(p.child("allocateLoadBalancerNodePorts"), lbOnly)
+	}
+	if s.LoadBalancerClass != nil {
+		if !lb {
+			e.forbidden(p.child("loadBalancerClass"), lbOnly)
+		} else {
+			e.invalidEach(p.child("loadBalancerClass"), *s.LoadBalancerClass, isQualifiedName(*s.LoadBalancerClass))
+		}
+	}
+	if s.IPFamilyPolicy != nil {
+		switch *s.IPFamilyPolicy {
+		case corev1.IPFamilyPolicySingleStack, corev1.IPFamilyPolicyPreferDualStack, corev1.IPFamilyPolicyRequireDualStack:
+		default:
+			notSupported(e, p.child("ipFamilyPolicy"), string(*s.IPFamilyPolicy),
+				[]corev1.IPFamilyPolicy{corev1.IPFamilyPolicyPreferDualStack, corev1.IPFamilyPolicyRequireDualStack, corev1.IPFamilyPolicySingleStack})
+		}
+	}
+	seen := map[corev1.IPFamily]bool{}
+	for i, f := range s.IPFamilies {
+		fp := p.child("ipFamilies").index(i)
+		switch {
+		case f != corev1.IPv4Protocol && f != corev1.IPv6Protocol:
+			notSupported(e, fp, string(f), []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol})
+		case seen[f]:
+			e.duplicate(fp, f)
+		}
+		seen[f] = true
 	}
 }
 
@@ -101,6 +216,9 @@ func validateEndpointSubsets(e *errs, subsets []EndpointSubset, p fieldPath) {
 			}
 			e.invalidEach(pp.child("port"), int64(port.Port), isValidPortNum(int(port.Port)))
 			validateProtocol(e, port.Protocol, pp.child("protocol"))
+			if port.AppProtocol != nil {
+				e.invalidEach(pp.child("appProtocol"), *port.AppProtocol, isQualifiedName(*port.AppProtocol))
+			}
 		}
 	}
 }

@@ -56,6 +56,40 @@ func validatePodSpec(e *errs, s *PodSpec, p fieldPath) {
 	}
 	validateTolerations(e, s.Tolerations, p.child("tolerations"))
 	validateVolumes(e, s, p)
+	if s.OS != nil {
+		switch s.OS.Name {
+		case corev1.Linux, corev1.Windows:
+		case "":
+			e.required(p.child("os", "name"), "")
+		default:
+			notSupported(e, p.child("os", "name"), string(s.OS.Name), []corev1.OSName{corev1.Linux, corev1.Windows})
+		}
+	}
+}
+
+// validateResizePolicy: one policy per resource, cpu or memory, each
+// NotRequired or RestartContainer, with upstream's messages.
+func validateResizePolicy(e *errs, ps []corev1.ContainerResizePolicy, p fieldPath) {
+	seen := map[corev1.ResourceName]bool{}
+	for i, rp := range ps {
+		ip := p.index(i)
+		switch rp.ResourceName {
+		case corev1.ResourceCPU, corev1.ResourceMemory:
+			if seen[rp.ResourceName] {
+				e.duplicate(ip, rp.ResourceName)
+			}
+			seen[rp.ResourceName] = true
+		default:
+			notSupported(e, ip.child("resourceName"), string(rp.ResourceName), []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory})
+		}
+		switch rp.RestartPolicy {
+		case corev1.NotRequired, corev1.RestartContainer:
+		case "":
+			e.required(ip.child("restartPolicy"), "")
+		default:
+			notSupported(e, ip.child("restartPolicy"), string(rp.RestartPolicy), []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer})
+		}
+	}
 }
 
 // validateVolumes checks what a pod's volumes and its containers' mounts
@@ -152,6 +186,7 @@ func validateContainers(e *errs, cs []Container, p fieldPath) {
 			}
 		}
 		validateResources(e, &c.Resources, ip.child("resources"))
+		validateResizePolicy(e, c.ResizePolicy, ip.child("resizePolicy"))
 		validateProbe(e, c.LivenessProbe, ip.child("livenessProbe"), true)
 		validateProbe(e, c.ReadinessProbe, ip.child("readinessProbe"), false)
 		validateProbe(e, c.StartupProbe, ip.child("startupProbe"), true)
@@ -280,6 +315,14 @@ func validateProbe(e *errs, pr *Probe, p fieldPath, successMustBeOne bool) {
 		} else {
 			handlers++
 			validatePortNumOrName(e, pr.TCPSocket.Port, p.child("tcpSocket", "port"))
+		}
+	}
+	if pr.GRPC != nil {
+		if handlers > 0 {
+			e.forbidden(p.child("grpc"), "may not specify more than 1 handler type")
+		} else {
+			handlers++
+			validatePortNumOrName(e, FromInt32(pr.GRPC.Port), p.child("grpc", "port"))
 		}
 	}
 	if handlers == 0 {

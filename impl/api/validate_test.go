@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestValidObjectsPass(t *testing.T) {
@@ -127,6 +128,20 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			"spec.containers[0].readinessProbe.httpGet.port", invalid},
 		{"probe without handler", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.HTTPGet = nil }),
 			"spec.containers[0].readinessProbe", required},
+		{"probe with two handlers", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.GRPC = &corev1.GRPCAction{Port: 9090} }),
+			"spec.containers[0].readinessProbe.grpc", forbidden},
+		{"grpc probe port out of range", pod(func(p *Pod) {
+			p.Spec.Containers[0].ReadinessProbe.HTTPGet = nil
+			p.Spec.Containers[0].ReadinessProbe.GRPC = &corev1.GRPCAction{Port: 70000}
+		}), "spec.containers[0].readinessProbe.grpc.port", invalid},
+		{"bad os", pod(func(p *Pod) { p.Spec.OS = &corev1.PodOS{Name: "darwin"} }), "spec.os.name", notSupp},
+		{"resize policy for a bad resource", pod(func(p *Pod) {
+			p.Spec.Containers[0].ResizePolicy = []corev1.ContainerResizePolicy{{ResourceName: "storage", RestartPolicy: corev1.NotRequired}}
+		}), "spec.containers[0].resizePolicy[0].resourceName", notSupp},
+		{"resize policy twice", pod(func(p *Pod) {
+			p.Spec.Containers[0].ResizePolicy = []corev1.ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: corev1.NotRequired},
+				{ResourceName: "cpu", RestartPolicy: corev1.RestartContainer}}
+		}), "spec.containers[0].resizePolicy[1]", CauseTypeFieldValueDuplicate},
 		{"bad env name", pod(func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "1ST", Value: "x"}} }),
 			"spec.containers[0].env[0].name", invalid},
 		{"negative grace period", pod(func(p *Pod) { p.Spec.TerminationGracePeriodSeconds = int64p(-5) }),
@@ -150,6 +165,18 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			s.Spec.Ports = []ServicePort{{Name: "a", Port: 80, Protocol: ProtocolTCP, TargetPort: FromInt32(80)},
 				{Name: "b", Port: 80, Protocol: ProtocolTCP, TargetPort: FromInt32(8080)}}
 		}), "spec.ports[1]", dup},
+		{"external traffic policy on ClusterIP", svc(func(s *Service) { s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal }),
+			"spec.externalTrafficPolicy", invalid},
+		{"source ranges on ClusterIP", svc(func(s *Service) { s.Spec.LoadBalancerSourceRanges = []string{"10.0.0.0/8"} }),
+			"spec.LoadBalancerSourceRanges", forbidden},
+		{"load balancer class on ClusterIP", svc(func(s *Service) { s.Spec.LoadBalancerClass = ptr("example.com/lb") }),
+			"spec.loadBalancerClass", forbidden},
+		{"client IP affinity timeout zero", svc(func(s *Service) {
+			s.Spec.SessionAffinity = "ClientIP"
+			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: ptr[int32](0)}}
+		}), "spec.sessionAffinityConfig.clientIP.timeoutSeconds", invalid},
+		{"bad app protocol", svc(func(s *Service) { s.Spec.Ports[0].AppProtocol = ptr("h2c!") }), "spec.ports[0].appProtocol", invalid},
+		{"bad ip family", svc(func(s *Service) { s.Spec.IPFamilies = []corev1.IPFamily{"IPv5"} }), "spec.ipFamilies[0]", notSupp},
 		{"service bad type", svc(func(s *Service) { s.Spec.Type = "Internal" }), "spec.type", notSupp},
 		{"service bad clusterIP", svc(func(s *Service) { s.Spec.ClusterIP = "10.0.0.300" }), "spec.clusterIP", invalid},
 		{"taint bad effect", node(func(n *Node) { n.Spec.Taints[0].Effect = "NoEntry" }), "spec.taints[0].effect", notSupp},

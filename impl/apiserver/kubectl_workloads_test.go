@@ -3,7 +3,6 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -26,31 +25,12 @@ var workloadManifests = map[string]string{
 
 // TestKubectlWorkloadsRoundTrip: each manifest applied with the real
 // kubectl (client-side apply, then server-side apply again) reads back
-// with `kubectl get -o yaml` holding every field it set, unchanged.
+// with `kubectl get -o yaml` holding every field it set, unchanged (see
+// roundTrip).
 func TestKubectlWorkloadsRoundTrip(t *testing.T) {
 	k := newKubectlEnv(t)
-	for file, obj := range workloadManifests {
-		path := filepath.Join("testdata", "workloads", file)
-		if out := k.run("apply", "-f", path); !strings.Contains(out, "created") {
-			t.Fatalf("apply %s: %s", file, out)
-		}
-		want := readYAML(t, path)
-		got := yamlToAny(t, []byte(k.run("get", obj, "-o", "yaml")))
-		for _, diff := range missingFrom(want, got, "") {
-			t.Errorf("%s: %s", file, diff)
-		}
-		// Applying it again changes nothing, client-side or server-side.
-		// Except for a StatefulSet's claim templates, an atomic list that
-		// the server defaults (kind, volumeMode, status): kubectl sends the
-		// list again on a real cluster too.
-		if out := k.run("apply", "-f", path); !strings.Contains(out, "unchanged") && file != "statefulset.yaml" {
-			t.Errorf("re-apply %s: %s", file, out)
-		}
-		k.run("apply", "--server-side", "--force-conflicts", "-f", path)
-		again := yamlToAny(t, []byte(k.run("get", obj, "-o", "yaml")))
-		for _, diff := range missingFrom(want, again, "") {
-			t.Errorf("%s after server-side apply: %s", file, diff)
-		}
+	for file := range workloadManifests {
+		t.Run(file, func(t *testing.T) { roundTrip(t, k, filepath.Join("testdata", "workloads", file)) })
 	}
 }
 
@@ -143,15 +123,6 @@ func hasRow(out string, fields []string) bool {
 	return false
 }
 
-func readYAML(t *testing.T, path string) any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return yamlToAny(t, b)
-}
-
 func yamlToAny(t *testing.T, b []byte) any {
 	t.Helper()
 	j, err := yaml.YAMLToJSON(b)
@@ -206,23 +177,7 @@ func missingFrom(want, got any, path string) []string {
 // (core/v1) as the same event.
 func TestKubectlEventsV1(t *testing.T) {
 	k := newKubectlEnv(t)
-	path := filepath.Join("testdata", "workloads", "event-v1.yaml")
-	if out := k.run("apply", "-f", path); !strings.Contains(out, "event.events.k8s.io/db.scaled created") {
-		t.Fatalf("apply: %s", out)
-	}
-	want := readYAML(t, path)
-	got := yamlToAny(t, []byte(k.run("get", "events.v1.events.k8s.io", "db.scaled", "-o", "yaml")))
-	for _, diff := range missingFrom(want, got, "") {
-		t.Errorf("event-v1.yaml: %s", diff)
-	}
-	if out := k.run("apply", "-f", path); !strings.Contains(out, "unchanged") {
-		t.Errorf("re-apply: %s", out)
-	}
-	k.run("apply", "--server-side", "--force-conflicts", "-f", path)
-	got = yamlToAny(t, []byte(k.run("get", "events.v1.events.k8s.io", "db.scaled", "-o", "yaml")))
-	for _, diff := range missingFrom(want, got, "") {
-		t.Errorf("event-v1.yaml after server-side apply: %s", diff)
-	}
+	roundTrip(t, k, filepath.Join("testdata", "workloads", "event-v1.yaml"))
 	for _, c := range []struct {
 		args string
 		want []string

@@ -51,10 +51,13 @@ var fieldExts = map[string]fieldExt{
 	"PodStatus.hostIPs":           {mergeKey: "ip", strategy: "merge", listType: "atomic"},
 	"PodStatus.containerStatuses": {listType: "atomic"},
 
-	"ServiceSpec.ports":      {mergeKey: "port", strategy: "merge", listType: "map", mapKeys: []string{"port", "protocol"}},
-	"ServiceSpec.selector":   {mapType: "atomic"},
-	"ServiceSpec.clusterIPs": {listType: "atomic"},
-	"ServicePort.protocol":   {keyDefault: "TCP"},
+	"ServiceSpec.ports":                    {mergeKey: "port", strategy: "merge", listType: "map", mapKeys: []string{"port", "protocol"}},
+	"ServiceSpec.selector":                 {mapType: "atomic"},
+	"ServiceSpec.clusterIPs":               {listType: "atomic"},
+	"ServiceSpec.externalIPs":              {listType: "atomic"},
+	"ServiceSpec.loadBalancerSourceRanges": {listType: "atomic"},
+	"ServiceSpec.ipFamilies":               {listType: "atomic"},
+	"ServicePort.protocol":                 {keyDefault: "TCP"},
 
 	"NodeSpec.podCIDRs":     {strategy: "merge", listType: "set"},
 	"NodeSpec.taints":       {listType: "atomic"},

@@ -1,11 +1,13 @@
 package registry_test
 
 import (
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/registry"
@@ -61,4 +63,42 @@ func TestNoClusterIPWithoutRange(t *testing.T) {
 	s, err := r.Create(ctx, svcWithIP("a", ""))
 	require.NoError(t, err)
 	require.Empty(t, s.(*api.Service).Spec.ClusterIP)
+}
+
+// A created Service's IP families are filled in as on a single-stack
+// cluster: SingleStack and the range's family, RequireDualStack for a
+// headless Service without a selector; RequireDualStack is refused
+// otherwise; an ExternalName Service has none.
+func TestServiceIPFamilies(t *testing.T) {
+	_, ctx := newRegistry(t)
+	r := registry.New(registry.Config{Store: storetest.Store(t), Clock: func() time.Time { return epoch },
+		ServiceIPRange: netip.MustParsePrefix("127.200.0.0/16")})
+	families := func(o api.Object) string {
+		s := o.(*api.Service).Spec
+		if s.IPFamilyPolicy == nil {
+			return fmt.Sprint(s.IPFamilies)
+		}
+		return fmt.Sprint(string(*s.IPFamilyPolicy), " ", s.IPFamilies)
+	}
+	plain, err := r.Create(ctx, svcWithIP("plain", ""))
+	require.NoError(t, err)
+	require.Equal(t, "SingleStack [IPv4]", families(plain))
+	prefer := svcWithIP("prefer", "")
+	prefer.Spec.IPFamilyPolicy = ptr(corev1.IPFamilyPolicyPreferDualStack)
+	preferOut, err := r.Create(ctx, prefer)
+	require.NoError(t, err)
+	require.Equal(t, "PreferDualStack [IPv4]", families(preferOut))
+	headless := svcWithIP("headless", api.ClusterIPNone)
+	headless.Spec.Selector = nil
+	headlessOut, err := r.Create(ctx, headless)
+	require.NoError(t, err)
+	require.Equal(t, "RequireDualStack [IPv4]", families(headlessOut))
+	dual := svcWithIP("dual", "")
+	dual.Spec.IPFamilyPolicy = ptr(corev1.IPFamilyPolicyRequireDualStack)
+	_, err = r.Create(ctx, dual)
+	requireInvalid(t, err, `spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services`)
+	ext := &api.Service{ObjectMeta: api.ObjectMeta{Name: "ext"}, Spec: api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "db.example.com"}}
+	extOut, err := r.Create(ctx, ext)
+	require.NoError(t, err)
+	require.Equal(t, "[]", families(extOut))
 }

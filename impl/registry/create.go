@@ -78,6 +78,9 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		if err := r.allocateClusterIP(ctx, obj); err != nil {
 			return nil, store.Object{}, err
 		}
+		if err := r.initIPFamilies(svc); err != nil {
+			return nil, store.Object{}, err
+		}
 		if err := r.assignNodePorts(ctx, svc, nil); err != nil {
 			return nil, store.Object{}, err
 		}

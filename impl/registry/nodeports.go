@@ -19,6 +19,8 @@ func needsNodePorts(t api.ServiceType) bool {
 // before an update that leaves it out; else the lowest free one, so that
 // allocation is deterministic. A Service changed to a type without node
 // ports drops the ones it kept from before, as upstream's strategy does.
+// A LoadBalancer that sets allocateLoadBalancerNodePorts false gets only
+// the node ports it asks for (or had), as upstream allocates none for it.
 // old is nil on create. Callers hold allocMu, so one registry never hands
 // a port out twice.
 func (r *Registry) assignNodePorts(ctx context.Context, s, old *api.Service) error {
@@ -71,9 +73,10 @@ func (r *Registry) assignNodePorts(ctx context.Context, s, old *api.Service) err
 	if len(errs) > 0 {
 		return api.NewInvalid(api.GroupKind{Kind: "Service"}, s.Name, errs)
 	}
+	allocate := s.Spec.Type != api.ServiceTypeLoadBalancer || s.Spec.AllocateLoadBalancerNodePorts == nil || *s.Spec.AllocateLoadBalancerNodePorts
 	next := int32(nodePortMin)
 	for i := range ports {
-		if ports[i].NodePort != 0 {
+		if ports[i].NodePort != 0 || !allocate {
 			continue
 		}
 		for used[next] {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -76,4 +77,31 @@ func requireInvalid(t *testing.T, err error, want string) {
 	t.Helper()
 	wantReason(t, err, api.StatusReasonInvalid, 422)
 	require.Contains(t, err.Error(), want)
+}
+
+// A LoadBalancer that turns node port allocation off gets only the ports
+// it asks for; changing a Service's type drops the fields the new type
+// does not take (traffic policy, load balancer class, allocation) where
+// the update left them as they were, as upstream's strategy does.
+func TestLoadBalancerNodePortsOff(t *testing.T) {
+	r, ctx := newRegistry(t)
+	lb := nodePortSvc("lb", 0, 30500)
+	lb.Spec.Type = api.ServiceTypeLoadBalancer
+	off, class := false, "example.com/lb"
+	lb.Spec.AllocateLoadBalancerNodePorts, lb.Spec.LoadBalancerClass = &off, &class
+	out, err := r.Create(ctx, lb)
+	require.NoError(t, err)
+	require.Equal(t, []int32{0, 30500}, nodePortsOf(out))
+	require.Equal(t, corev1.ServiceExternalTrafficPolicyCluster, out.(*api.Service).Spec.ExternalTrafficPolicy)
+
+	toClusterIP := api.DeepCopy(out.(*api.Service))
+	toClusterIP.Spec.Type = api.ServiceTypeClusterIP
+	toClusterIP.Spec.Ports[1].NodePort = 0
+	out, err = r.Update(ctx, toClusterIP)
+	require.NoError(t, err)
+	s := out.(*api.Service).Spec
+	require.Equal(t, corev1.ServiceExternalTrafficPolicy(""), s.ExternalTrafficPolicy)
+	require.Nil(t, s.AllocateLoadBalancerNodePorts)
+	require.Nil(t, s.LoadBalancerClass)
+	require.NotNil(t, s.InternalTrafficPolicy)
 }

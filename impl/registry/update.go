@@ -71,6 +71,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		}
 		next := mergeUpdate(info, old, in, status)
 		keepClusterIP(old, next)
+		dropTypeDependentFields(old, next)
 		if subresource != "finalize" {
 			keepNamespaceFinalizers(old, next)
 		}
