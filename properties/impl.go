@@ -94,8 +94,8 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 			}
 			a := DrawImplAction(t, src, o.Faults)
 			apply(a)
-			if a.Op == model.OpDelete && (a.Kind == model.KindPod || a.Kind == model.KindNamespace) {
-				GracePeriod(impl, apply) // pods terminate: a namespace's too
+			if gracePeriodAfter(a) {
+				GracePeriod(impl, apply)
 			}
 		},
 	})
@@ -127,4 +127,16 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	if err := or.End(impl, s, func(a model.Action) (model.Result, error) { return apply(a), nil }); err != nil {
 		fail(err)
 	}
+}
+
+// gracePeriodAfter: the user's delete leaves pods terminating for a while,
+// in which the control plane goes on: a pod's delete, a namespace's (its
+// pods), a foreground delete of a Deployment (its ReplicaSets' pods, while
+// the ReplicaSets wait for them).
+func gracePeriodAfter(a model.Action) bool {
+	if a.Op != model.OpDelete {
+		return false
+	}
+	return a.Kind == model.KindPod || a.Kind == model.KindNamespace ||
+		(a.Kind == model.KindDeployment && a.Policy == model.PropagateForeground)
 }

@@ -62,8 +62,9 @@ var pinned = map[string]uint64{
 	"replicaset-ignores-deletion": 2,
 	"gc-forgets-terminating":      4,
 	// Issue 16's namespaces, with the settle generator's namespace
-	// lifecycle: 8 drawn actions when measured.
-	"namespace-forgets-terminating": 5,
+	// lifecycle: 4 drawn actions when measured (re-picked when Services
+	// took upstream's defaults, which changed where 5 goes: 21 drawn).
+	"namespace-forgets-terminating": 9,
 }
 
 // TestMutantsAreCaughtAndShrunk proves CheckController has teeth: each
