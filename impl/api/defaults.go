@@ -46,10 +46,7 @@ func Default(obj Object) {
 	case *Node:
 		// A node that reports capacity but not allocatable can use it all.
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
-			o.Status.Allocatable = make(ResourceList, len(o.Status.Capacity))
-			for k, v := range o.Status.Capacity {
-				o.Status.Allocatable[k] = v
-			}
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
 		}
 	case *Namespace:
 		if o.Status.Phase == "" {
@@ -195,7 +192,7 @@ func defaultServiceSpec(s *ServiceSpec) {
 		if sp.Protocol == "" {
 			sp.Protocol = ProtocolTCP
 		}
-		if sp.TargetPort.IsZero() {
+		if sp.TargetPort == FromInt32(0) || sp.TargetPort == FromString("") {
 			sp.TargetPort = FromInt32(sp.Port)
 		}
 	}

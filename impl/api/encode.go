@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/base64"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -97,11 +98,17 @@ func appendJSON(b []byte, p *encPlan, ptr unsafe.Pointer) ([]byte, bool) {
 	case rtMicroTime:
 		return appendTime(b, (*MicroTime)(ptr).Time, microFormat), true
 	case rtIntOrString:
-		x := (*IntOrString)(ptr)
-		if x.Type == StringValue {
+		switch x := (*IntOrString)(ptr); x.Type {
+		case StringValue:
 			return appendString(b, x.StrVal), true
+		case IntValue:
+			return strconv.AppendInt(b, int64(x.IntVal), 10), true
 		}
-		return strconv.AppendInt(b, int64(x.IntVal), 10), true
+		return b, false // its MarshalJSON refuses any other Type
+	case rtQuantity:
+		return appendQuantity(b, (*Quantity)(ptr)), true
+	case rtResourceList:
+		return appendResourceList(b, *(*ResourceList)(ptr)), true
 	case rtPointer:
 		elem := *(*unsafe.Pointer)(ptr)
 		if elem == nil {
@@ -203,6 +210,8 @@ func isEmpty(p *encPlan, ptr unsafe.Pointer) bool {
 		return (*sliceHeader)(ptr).len == 0
 	case rtStringMap:
 		return len(*(*map[string]string)(ptr)) == 0
+	case rtResourceList:
+		return len(*(*ResourceList)(ptr)) == 0
 	case rtMap:
 		return reflect.NewAt(p.typ, ptr).Elem().Len() == 0
 	}
@@ -253,6 +262,30 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		}
 		b = append(appendString(b, k), ':')
 		b = appendString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendQuantity appends what q's MarshalJSON writes, reading q only: q
+// may be shared, and its String caches what it computes.
+func appendQuantity(b []byte, q *Quantity) []byte {
+	j, _ := q.MarshalJSON() // it has no error to return
+	return append(b, j...)
+}
+
+func appendResourceList(b []byte, l ResourceList) []byte {
+	if l == nil {
+		return append(b, "null"...)
+	}
+	keys := slices.Sorted(maps.Keys(l))
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendString(b, string(k)), ':')
+		q := l[k]
+		b = appendQuantity(b, &q)
 	}
 	return append(b, '}')
 }

@@ -20,6 +20,7 @@ var (
 	timeType          = reflect.TypeFor[Time]()
 	microTimeType     = reflect.TypeFor[MicroTime]()
 	intOrStringType   = reflect.TypeFor[IntOrString]()
+	quantityType      = reflect.TypeFor[Quantity]()
 	resourceType      = reflect.TypeFor[ResourceList]()
 	stringMapType     = reflect.TypeFor[map[string]string]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
@@ -30,18 +31,20 @@ var (
 type rtKind uint8
 
 const (
-	rtRefuse      rtKind = iota
-	rtScalar             // bools and integers, as they are
-	rtString             // as it is, if it is UTF-8
-	rtTime               // to the second (Time) or microsecond (MicroTime)
-	rtMicroTime          //
-	rtIntOrString        // the member its Type names
-	rtPointer            //
-	rtBytes              // base64 both ways: as they are
-	rtSlice              //
-	rtStringMap          // labels, annotations, resource lists
-	rtMap                //
-	rtStruct             // the fields JSON carries
+	rtRefuse       rtKind = iota
+	rtScalar              // bools and integers, as they are
+	rtString              // as it is, if it is UTF-8
+	rtTime                // to the second (Time) or microsecond (MicroTime)
+	rtMicroTime           //
+	rtIntOrString         // the member its Type names
+	rtQuantity            // parsed from its canonical form
+	rtResourceList        // a map of quantities
+	rtPointer             //
+	rtBytes               // base64 both ways: as they are
+	rtSlice               //
+	rtStringMap           // labels, annotations, resource lists
+	rtMap                 //
+	rtStruct              // the fields JSON carries
 )
 
 type rtPlan struct {
@@ -77,9 +80,10 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 		return &rtPlan{kind: rtMicroTime}
 	case intOrStringType:
 		return &rtPlan{kind: rtIntOrString}
+	case quantityType:
+		return &rtPlan{kind: rtQuantity}
 	case resourceType:
-		// Its UnmarshalJSON keeps strings as they are: a plain map.
-		return &rtPlan{kind: rtStringMap}
+		return &rtPlan{kind: rtResourceList}
 	}
 	// A pointer has its element's methods: its element is checked.
 	if t.Kind() != reflect.Pointer && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
@@ -115,6 +119,26 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 	}
 	return &rtPlan{kind: rtRefuse} // floats, complex numbers, interfaces, arrays, channels, funcs
 }
+
+// roundTripQuantity is what a JSON round trip makes of q: its own
+// MarshalJSON (its canonical form, or the text it keeps), parsed again.
+// It never changes q, which others may be reading.
+func roundTripQuantity(q Quantity) (Quantity, bool) {
+	b, err := q.MarshalJSON()
+	if err != nil {
+		return Quantity{}, false
+	}
+	var c Quantity
+	if err := c.UnmarshalJSON(b); err != nil {
+		return Quantity{}, false
+	}
+	return c, true
+}
+
+// sameQuantity reports whether a and b are equal as reflect.DeepEqual
+// sees them (the registry's self-check): == unless a decimal too large
+// for an int64 holds them, behind a pointer.
+func sameQuantity(a, b Quantity) bool { return a == b || reflect.DeepEqual(a, b) }
 
 // isZeroTime reports a zero Time or MicroTime; v is addressable.
 func isZeroTime(v reflect.Value) bool {
