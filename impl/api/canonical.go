@@ -9,11 +9,13 @@ import (
 // after it, obj equals what json.Unmarshal(json.Marshal(obj)) makes. What
 // already is as the round trip gives it is only read, never written, so
 // obj may share parts with objects that others read concurrently, as long
-// as those parts are canonical already (a decoded object's are). ok is
-// false for what the round-trip plans refuse, and for maps of other than
-// strings, which no API type has; obj may then have been changed in part,
-// as the round trip changes it. It costs a fraction of a copy, and
-// allocates nothing but to round-trip quantities.
+// as those parts are canonical already (those of an object decoded from
+// what Marshal wrote are; a quantity decoded from a client's "0.5" is
+// not). ok is false for what the round-trip plans refuse, and for maps of
+// other than strings or quantities, which no API type has; obj may then
+// have been changed in part, as the round trip changes it. It costs a
+// fraction of a copy, and allocates nothing but to round-trip quantities
+// that keep no text of their own.
 func Canonicalize(obj Object) bool {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {

@@ -2,13 +2,14 @@ package api
 
 import (
 	"encoding/base64"
-	"maps"
 	"reflect"
 	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The encoder writes what json.Marshal writes for the API types, byte for
@@ -267,17 +268,23 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 }
 
 // appendQuantity appends what q's MarshalJSON writes, reading q only: q
-// may be shared, and its String caches what it computes.
+// may be shared. Its text needs no escaping.
 func appendQuantity(b []byte, q *Quantity) []byte {
-	j, _ := q.MarshalJSON() // it has no error to return
-	return append(b, j...)
+	b = append(b, '"')
+	b = append(b, quantityText(*q)...)
+	return append(b, '"')
 }
 
 func appendResourceList(b []byte, l ResourceList) []byte {
 	if l == nil {
 		return append(b, "null"...)
 	}
-	keys := slices.Sorted(maps.Keys(l))
+	var buf [8]corev1.ResourceName
+	keys := buf[:0]
+	for k := range l {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
 	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // The round-trip plans say, per type, what a JSON round trip does to its
@@ -120,19 +122,17 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 	return &rtPlan{kind: rtRefuse} // floats, complex numbers, interfaces, arrays, channels, funcs
 }
 
-// roundTripQuantity is what a JSON round trip makes of q: its own
-// MarshalJSON (its canonical form, or the text it keeps), parsed again.
-// It never changes q, which others may be reading.
+// quantityText is what q's MarshalJSON quotes: the text it keeps (a
+// parsed canonical string) or else its canonical form. q is a copy, as
+// String caches what it computes and others may be reading the original.
+func quantityText(q Quantity) string { return q.String() }
+
+// roundTripQuantity is what a JSON round trip makes of q: quantityText
+// parsed again, as its UnmarshalJSON parses it. A quantity that keeps its
+// text costs no allocation.
 func roundTripQuantity(q Quantity) (Quantity, bool) {
-	b, err := q.MarshalJSON()
-	if err != nil {
-		return Quantity{}, false
-	}
-	var c Quantity
-	if err := c.UnmarshalJSON(b); err != nil {
-		return Quantity{}, false
-	}
-	return c, true
+	c, err := resource.ParseQuantity(quantityText(q))
+	return c, err == nil
 }
 
 // sameQuantity reports whether a and b are equal as reflect.DeepEqual
