@@ -3,9 +3,11 @@ package replicaset
 import (
 	"context"
 	"fmt"
-	"maps"
 	"sort"
 	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/client"
@@ -155,12 +157,12 @@ func PodFor(rs *api.ReplicaSet) *api.Pod {
 	}
 	if len(p.Spec.Containers) > 0 {
 		c := &p.Spec.Containers[0]
-		c.Resources.Requests = maps.Clone(c.Resources.Requests)
+		c.Resources.Requests = c.Resources.Requests.DeepCopy()
 		if c.Resources.Requests == nil {
 			c.Resources.Requests = api.ResourceList{}
 		}
-		c.Resources.Requests["cpu"] = strconv.Itoa(model.DefaultPodCPU) + "m"
-		c.Resources.Requests["memory"] = strconv.Itoa(model.DefaultPodMemory) + "Mi"
+		c.Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(model.DefaultPodCPU, resource.DecimalSI)
+		c.Resources.Requests[corev1.ResourceMemory] = *resource.NewQuantity(model.DefaultPodMemory<<20, resource.BinarySI)
 	}
 	return p
 }

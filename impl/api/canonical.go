@@ -9,11 +9,13 @@ import (
 // after it, obj equals what json.Unmarshal(json.Marshal(obj)) makes. What
 // already is as the round trip gives it is only read, never written, so
 // obj may share parts with objects that others read concurrently, as long
-// as those parts are canonical already (a decoded object's are). ok is
-// false for what the round-trip plans refuse, and for maps of other than
-// strings, which no API type has; obj may then have been changed in part,
-// as the round trip changes it. It costs a fraction of a copy, and
-// allocates nothing.
+// as those parts are canonical already (those of an object decoded from
+// what Marshal wrote are; a quantity decoded from a client's "0.5" is
+// not). ok is false for what the round-trip plans refuse, and for maps of
+// other than strings or quantities, which no API type has; obj may then
+// have been changed in part, as the round trip changes it. It costs a
+// fraction of a copy, and allocates nothing but to round-trip quantities
+// that keep no text of their own.
 func Canonicalize(obj Object) bool {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
@@ -47,15 +49,42 @@ func canonical(p *rtPlan, v reflect.Value) bool {
 		}
 	case rtIntOrString:
 		x := v.Addr().Interface().(*IntOrString)
-		c := FromInt32(x.IntVal)
-		if x.Type == StringValue {
+		var c IntOrString
+		switch x.Type {
+		case StringValue:
 			if !utf8.ValidString(x.StrVal) {
 				return false
 			}
 			c = FromString(x.StrVal)
+		case IntValue:
+			c = FromInt32(x.IntVal)
+		default:
+			return false // its MarshalJSON refuses any other Type
 		}
 		if c != *x {
 			*x = c
+		}
+	case rtQuantity:
+		q := v.Addr().Interface().(*Quantity)
+		c, ok := roundTripQuantity(*q)
+		if !ok {
+			return false
+		}
+		if !sameQuantity(c, *q) {
+			*q = c
+		}
+	case rtResourceList:
+		for k, q := range v.Interface().(ResourceList) {
+			if !utf8.ValidString(string(k)) {
+				return false
+			}
+			c, ok := roundTripQuantity(q)
+			if !ok {
+				return false
+			}
+			if !sameQuantity(c, q) {
+				v.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(c))
+			}
 		}
 	case rtPointer:
 		if v.IsNil() {

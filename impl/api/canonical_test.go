@@ -17,6 +17,7 @@ import (
 func checkCanonicalize[T any](t *rapid.T) {
 	v := rapid.Make[T]().Draw(t, "v")
 	setTimes(t, reflect.ValueOf(&v).Elem())
+	setQuantities(t, reflect.ValueOf(&v).Elem())
 	dropRawJSON(reflect.ValueOf(&v).Elem())
 	want, marshals := roundTripByJSON(t, v)
 	if !Canonicalize(any(&v).(Object)) {

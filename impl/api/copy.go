@@ -61,6 +61,10 @@ func copyValue(dst, src reflect.Value) {
 			dst.Set(reflect.ValueOf(maps.Clone(m)))
 			return
 		}
+		if l, ok := src.Interface().(ResourceList); ok {
+			dst.Set(reflect.ValueOf(l.DeepCopy()))
+			return
+		}
 		m := reflect.MakeMapWithSize(src.Type(), src.Len())
 		deep := planOf(src.Type().Elem()).deep
 		iter := src.MapRange()
@@ -74,6 +78,11 @@ func copyValue(dst, src reflect.Value) {
 		}
 		dst.Set(m)
 	case reflect.Struct:
+		if src.Type() == quantityType {
+			// Its unexported decimal is a pointer its methods write through.
+			dst.Set(reflect.ValueOf(src.Interface().(Quantity).DeepCopy()))
+			return
+		}
 		// Whole-value assignment first carries unexported fields (time.Time's
 		// wall clock and location, which are immutable) and every field that
 		// holds no references; the rest are then replaced by deep copies.
@@ -114,6 +123,9 @@ func buildPlan(t reflect.Type, visiting map[reflect.Type]bool) *copyPlan {
 	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
 		return &copyPlan{deep: true}
 	case reflect.Struct:
+		if t == quantityType {
+			return &copyPlan{deep: true}
+		}
 		if visiting[t] {
 			return &copyPlan{deep: true}
 		}

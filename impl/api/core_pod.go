@@ -1,9 +1,6 @@
 package api
 
 import (
-	"encoding/json"
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -174,37 +171,6 @@ type EnvVar struct {
 	Name      string               `json:"name"`
 	Value     string               `json:"value,omitempty"`
 	ValueFrom *corev1.EnvVarSource `json:"valueFrom,omitempty"`
-}
-
-// ResourceList maps a resource name ("cpu", "memory") to a quantity string.
-// It accepts bare JSON numbers too (YAML `cpu: 1`), keeping their text.
-type ResourceList map[string]string
-
-// UnmarshalJSON keeps each value's literal text, string or number.
-func (l *ResourceList) UnmarshalJSON(b []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("api: resource list: %w", err)
-	}
-	if raw == nil {
-		*l = nil
-		return nil
-	}
-	out := make(ResourceList, len(raw))
-	for k, v := range raw {
-		var s string
-		if err := json.Unmarshal(v, &s); err == nil {
-			out[k] = s
-			continue
-		}
-		var n json.Number
-		if err := json.Unmarshal(v, &n); err != nil {
-			return fmt.Errorf("api: resource %q: quantity must be a string or a number", k)
-		}
-		out[k] = n.String()
-	}
-	*l = out
-	return nil
 }
 
 // ResourceRequirements are a container's requests and limits.

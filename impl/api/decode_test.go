@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 const multiDoc = `# leading comment
@@ -52,7 +53,7 @@ func TestDecodeManifestsMultiDocYAML(t *testing.T) {
 	d := objs[0].(*Deployment)
 	assert.Equal(t, "web", d.Name)
 	assert.Equal(t, TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}, d.TypeMeta)
-	assert.Equal(t, "1", d.Spec.Template.Spec.Containers[0].Resources.Limits["cpu"])
+	assert.Equal(t, resource.MustParse("1"), d.Spec.Template.Spec.Containers[0].Resources.Limits["cpu"])
 	s := objs[1].(*Service)
 	assert.Equal(t, FromString("http"), s.Spec.Ports[0].TargetPort)
 	assert.Equal(t, "prod", objs[2].GetObjectMeta().Name)
@@ -200,7 +201,7 @@ func TestExamplesDecodeAndValidate(t *testing.T) {
 	assert.Equal(t, int32(3), *d.Spec.Replicas)
 	assert.Equal(t, "nginx:1.21.6", d.Spec.Template.Spec.Containers[0].Image)
 	assert.Equal(t, int32(80), d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort)
-	assert.True(t, d.Spec.Selector.Matches(d.Spec.Template.Labels))
+	assert.True(t, SelectorMatches(d.Spec.Selector, d.Spec.Template.Labels))
 
 	svc, err := os.ReadFile(filepath.Join(dir, "my-service.yaml"))
 	require.NoError(t, err)

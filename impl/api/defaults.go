@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Default values Kubernetes fills in.
@@ -50,13 +49,8 @@ func Default(obj Object) {
 		}
 	case *Node:
 		// A node that reports capacity but not allocatable can use it all.
-		canonicalQuantities(o.Status.Capacity)
-		canonicalQuantities(o.Status.Allocatable)
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
-			o.Status.Allocatable = make(ResourceList, len(o.Status.Capacity))
-			for k, v := range o.Status.Capacity {
-				o.Status.Allocatable[k] = v
-			}
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
 		}
 	case *Namespace:
 		if o.Status.Phase == "" {
@@ -136,8 +130,6 @@ func defaultContainer(c *Container) {
 	if c.TerminationMessagePolicy == "" {
 		c.TerminationMessagePolicy = "File"
 	}
-	canonicalQuantities(c.Resources.Requests)
-	canonicalQuantities(c.Resources.Limits)
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = ProtocolTCP
@@ -191,20 +183,6 @@ func serviceAccountAlias(name, deprecated string) (string, string) {
 	return name, name
 }
 
-// canonicalQuantities rewrites each quantity of l in its canonical form
-// (0.5 -> 500m, 1000m -> 1, 1.5Gi -> 1536Mi): upstream's ResourceList holds
-// resource.Quantity values, which serve the amount they parsed, not the
-// text sent. What does not parse is left for validation to report.
-func canonicalQuantities(l ResourceList) {
-	for k, v := range l {
-		if q, err := resource.ParseQuantity(v); err == nil {
-			if c := q.String(); c != v {
-				l[k] = c
-			}
-		}
-	}
-}
-
 // DefaultPullPolicy is Always for an image tagged :latest or not tagged at
 // all, and IfNotPresent otherwise (including images pinned by digest).
 func DefaultPullPolicy(image string) PullPolicy {
@@ -249,7 +227,7 @@ func defaultServiceSpec(s *ServiceSpec) {
 		if sp.Protocol == "" {
 			sp.Protocol = ProtocolTCP
 		}
-		if sp.TargetPort.IsZero() {
+		if sp.TargetPort == FromInt32(0) || sp.TargetPort == FromString("") {
 			sp.TargetPort = FromInt32(sp.Port)
 		}
 	}

@@ -1,12 +1,12 @@
 package api
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestDefaultDeployment(t *testing.T) {
@@ -80,12 +80,13 @@ func TestDefaultOtherKinds(t *testing.T) {
 	assert.Equal(t, int32(1), *rs.Spec.Replicas)
 	assert.Equal(t, "default", rs.Namespace)
 
-	n := &Node{ObjectMeta: ObjectMeta{Name: "n"}, Status: NodeStatus{Capacity: ResourceList{"cpu": "2"}}}
+	n := &Node{ObjectMeta: ObjectMeta{Name: "n"}, Status: NodeStatus{Capacity: ResourceList{"cpu": resource.MustParse("2")}}}
 	Default(n)
 	assert.Empty(t, n.Namespace, "nodes are cluster-scoped")
-	assert.Equal(t, ResourceList{"cpu": "2"}, n.Status.Allocatable)
-	n.Status.Capacity["cpu"] = "4"
-	assert.Equal(t, "2", n.Status.Allocatable["cpu"], "allocatable is a copy")
+	assert.Equal(t, ResourceList{"cpu": resource.MustParse("2")}, n.Status.Allocatable)
+	n.Status.Capacity["cpu"] = resource.MustParse("4")
+	alloc := n.Status.Allocatable["cpu"]
+	assert.Equal(t, "2", alloc.String(), "allocatable is a copy")
 
 	ns := &Namespace{ObjectMeta: ObjectMeta{Name: "prod"}}
 	Default(ns)
@@ -121,59 +122,6 @@ func TestDefaultPullPolicy(t *testing.T) {
 	} {
 		assert.Equal(t, want, DefaultPullPolicy(image), image)
 	}
-}
-
-// The examples are Kubernetes' own: docs for maxSurge/maxUnavailable and
-// the rounding in its deployment util tests.
-func TestResolveSurge(t *testing.T) {
-	pct := func(s string) *IntOrString { return IntOrStringPtr(FromString(s)) }
-	num := func(n int32) *IntOrString { return IntOrStringPtr(FromInt32(n)) }
-	for _, tc := range []struct {
-		replicas       int
-		surge, unavail *IntOrString
-		wantS, wantU   int
-		name           string
-	}{
-		{10, pct("25%"), pct("25%"), 3, 2, "defaults on 10: surge 2.5 up, unavailable 2.5 down"},
-		{3, pct("25%"), pct("25%"), 1, 0, "the seed: 0.75 rounds to 1 and 0"},
-		{10, pct("30%"), pct("30%"), 3, 3, "docs example: 30% of 10"},
-		{1, pct("25%"), pct("25%"), 1, 0, "one replica"},
-		{0, pct("25%"), pct("25%"), 0, 1, "both zero: unavailable becomes 1"},
-		{5, num(0), num(0), 0, 1, "explicit zeros"},
-		{5, num(2), num(1), 2, 1, "absolute values"},
-		{4, nil, nil, 0, 1, "nil counts as zero"},
-		{10, pct("0%"), pct("100%"), 0, 10, "all at once"},
-		{7, pct("50%"), num(0), 4, 0, "surge only"},
-	} {
-		s, u, err := ResolveSurge(tc.replicas, tc.surge, tc.unavail)
-		require.NoError(t, err, tc.name)
-		assert.Equal(t, [2]int{tc.wantS, tc.wantU}, [2]int{s, u}, tc.name)
-	}
-	_, _, err := ResolveSurge(3, pct("lots"), nil)
-	assert.True(t, errors.Is(err, ErrInvalidIntOrPercent), "%v", err)
-	_, _, err = ResolveSurge(3, num(-1), nil)
-	assert.True(t, errors.Is(err, ErrInvalidIntOrPercent))
-	_, _, err = ResolveSurge(3, nil, pct("99999999999%"))
-	assert.Error(t, err)
-}
-
-// TestDefaultQuantitiesCanonical: a container's requests and limits and a
-// node's capacity are served in resource.Quantity's canonical form, as
-// upstream serves them; what does not parse is left for validation.
-func TestDefaultQuantitiesCanonical(t *testing.T) {
-	p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
-		Resources: ResourceRequirements{
-			Requests: ResourceList{"cpu": "0.5", "memory": "1.5Gi", "ephemeral-storage": "50Mi"},
-			Limits:   ResourceList{"cpu": "1000m", "memory": "2048Mi", "example.com/bad": "lots"},
-		}}}}}
-	Default(p)
-	r := p.Spec.Containers[0].Resources
-	assert.Equal(t, ResourceList{"cpu": "500m", "memory": "1536Mi", "ephemeral-storage": "50Mi"}, r.Requests)
-	assert.Equal(t, ResourceList{"cpu": "1", "memory": "2Gi", "example.com/bad": "lots"}, r.Limits)
-	n := &Node{ObjectMeta: ObjectMeta{Name: "n"}, Status: NodeStatus{Capacity: ResourceList{"cpu": "4000m", "pods": "110"}}}
-	Default(n)
-	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Capacity)
-	assert.Equal(t, ResourceList{"cpu": "4", "pods": "110"}, n.Status.Allocatable)
 }
 
 // TestDefaultGRPCProbeService: a gRPC probe's service defaults to "", as

@@ -30,7 +30,9 @@
 //     model's hash of the template (impl/project.TemplateHash).
 //   - DeepCopy shares no memory with its input.
 //
-// Sentinel errors (ErrInvalidQuantity, ErrInvalidSelector,
-// ErrInvalidIntOrPercent, ErrUnknownResource) carry the package name and
+// The value types Kubernetes shares across kinds are k8s.io/apimachinery's,
+// aliased: Quantity and ResourceList (served in canonical form: "0.5" as
+// "500m"), IntOrString, LabelSelector. Sentinel errors
+// (ErrInvalidIntOrPercent, ErrUnknownResource) carry the package name and
 // are wrapped with %w.
 package api

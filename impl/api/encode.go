@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The encoder writes what json.Marshal writes for the API types, byte for
@@ -97,11 +99,17 @@ func appendJSON(b []byte, p *encPlan, ptr unsafe.Pointer) ([]byte, bool) {
 	case rtMicroTime:
 		return appendTime(b, (*MicroTime)(ptr).Time, microFormat), true
 	case rtIntOrString:
-		x := (*IntOrString)(ptr)
-		if x.Type == StringValue {
+		switch x := (*IntOrString)(ptr); x.Type {
+		case StringValue:
 			return appendString(b, x.StrVal), true
+		case IntValue:
+			return strconv.AppendInt(b, int64(x.IntVal), 10), true
 		}
-		return strconv.AppendInt(b, int64(x.IntVal), 10), true
+		return b, false // its MarshalJSON refuses any other Type
+	case rtQuantity:
+		return appendQuantity(b, (*Quantity)(ptr)), true
+	case rtResourceList:
+		return appendResourceList(b, *(*ResourceList)(ptr)), true
 	case rtPointer:
 		elem := *(*unsafe.Pointer)(ptr)
 		if elem == nil {
@@ -203,6 +211,8 @@ func isEmpty(p *encPlan, ptr unsafe.Pointer) bool {
 		return (*sliceHeader)(ptr).len == 0
 	case rtStringMap:
 		return len(*(*map[string]string)(ptr)) == 0
+	case rtResourceList:
+		return len(*(*ResourceList)(ptr)) == 0
 	case rtMap:
 		return reflect.NewAt(p.typ, ptr).Elem().Len() == 0
 	}
@@ -253,6 +263,36 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		}
 		b = append(appendString(b, k), ':')
 		b = appendString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendQuantity appends what q's MarshalJSON writes, reading q only: q
+// may be shared. Its text needs no escaping.
+func appendQuantity(b []byte, q *Quantity) []byte {
+	b = append(b, '"')
+	b = append(b, quantityText(*q)...)
+	return append(b, '"')
+}
+
+func appendResourceList(b []byte, l ResourceList) []byte {
+	if l == nil {
+		return append(b, "null"...)
+	}
+	var buf [8]corev1.ResourceName
+	keys := buf[:0]
+	for k := range l {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendString(b, string(k)), ':')
+		q := l[k]
+		b = appendQuantity(b, &q)
 	}
 	return append(b, '}')
 }

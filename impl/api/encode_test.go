@@ -15,6 +15,7 @@ import (
 func checkAppendJSON[T any](t *rapid.T) {
 	v := rapid.Make[T]().Draw(t, "v")
 	setTimes(t, reflect.ValueOf(&v).Elem())
+	setQuantities(t, reflect.ValueOf(&v).Elem())
 	if rapid.Bool().Draw(t, "no managed fields") {
 		// They hold raw JSON, which the encoder leaves to encoding/json.
 		walk(reflect.ValueOf(&v).Elem(), func(v reflect.Value) bool {

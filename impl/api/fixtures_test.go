@@ -1,5 +1,7 @@
 package api
 
+import "k8s.io/apimachinery/pkg/api/resource"
+
 // Valid, defaulted objects that tests break one field at a time.
 
 func int32p(v int32) *int32 { return &v }
@@ -30,8 +32,8 @@ func validPod() *Pod {
 		Spec: PodSpec{Containers: []Container{{
 			Name: "web", Image: "nginx:1.27",
 			Resources: ResourceRequirements{
-				Requests: ResourceList{"cpu": "100m", "memory": "64Mi"},
-				Limits:   ResourceList{"cpu": "1", "memory": "128Mi"},
+				Requests: ResourceList{"cpu": resource.MustParse("100m"), "memory": resource.MustParse("64Mi")},
+				Limits:   ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("128Mi")},
 			},
 			ReadinessProbe: &Probe{HTTPGet: &HTTPGetAction{Port: FromInt32(80)}},
 		}}},
@@ -56,7 +58,7 @@ func validNode() *Node {
 	return &Node{
 		ObjectMeta: ObjectMeta{Name: "node-1"},
 		Spec:       NodeSpec{PodCIDR: "10.244.1.0/24", Taints: []Taint{{Key: "dedicated", Value: "gpu", Effect: TaintEffectNoSchedule}}},
-		Status:     NodeStatus{Capacity: ResourceList{"cpu": "4", "memory": "8Gi", "pods": "110"}},
+		Status:     NodeStatus{Capacity: ResourceList{"cpu": resource.MustParse("4"), "memory": resource.MustParse("8Gi"), "pods": resource.MustParse("110")}},
 	}
 }
 

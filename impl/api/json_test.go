@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // normalize re-encodes JSON through any so key order and spacing vanish.
@@ -70,13 +71,13 @@ func TestSampleFieldsLandInTypedFields(t *testing.T) {
 	assert.Equal(t, FromInt32(80), p.Spec.Containers[0].ReadinessProbe.HTTPGet.Port)
 	assert.True(t, *p.OwnerReferences[0].Controller)
 	assert.Equal(t, "10.244.1.7", p.Status.PodIPs[0].IP)
-	assert.Equal(t, "100m", p.Spec.Containers[0].Resources.Requests["cpu"])
+	assert.Equal(t, resource.MustParse("100m"), p.Spec.Containers[0].Resources.Requests["cpu"])
 
 	obj, err = Decode("nodes", read("node.json"))
 	require.NoError(t, err)
 	n := obj.(*Node)
 	assert.Equal(t, TaintEffectNoExecute, n.Spec.Taints[0].Effect)
-	assert.Equal(t, "3800m", n.Status.Allocatable["cpu"])
+	assert.Equal(t, resource.MustParse("3800m"), n.Status.Allocatable["cpu"])
 	assert.Equal(t, int32(10250), n.Status.DaemonEndpoints.KubeletEndpoint.Port)
 
 	obj, err = Decode("endpoints", read("endpoints.json"))
@@ -134,12 +135,19 @@ func TestIntOrStringJSON(t *testing.T) {
 	assert.Error(t, json.Unmarshal([]byte(`4294967296`), &v))
 }
 
-func TestResourceListAcceptsNumbers(t *testing.T) {
+// Quantities may be numbers (YAML `cpu: 1`) and are served in their
+// canonical form, as the real apiserver serves them; one that does not
+// parse fails the decode with apimachinery's message.
+func TestResourceListAcceptsNumbersAndServesCanonicalForms(t *testing.T) {
 	var r ResourceRequirements
-	require.NoError(t, json.Unmarshal([]byte(`{"limits":{"cpu":1,"memory":"1Gi"},"requests":{"cpu":0.5}}`), &r))
-	assert.Equal(t, ResourceList{"cpu": "1", "memory": "1Gi"}, r.Limits)
-	assert.Equal(t, ResourceList{"cpu": "0.5"}, r.Requests)
+	require.NoError(t, json.Unmarshal([]byte(`{"limits":{"cpu":1,"memory":"1Gi"},"requests":{"cpu":0.5,"memory":"1000Mi","ephemeral-storage":"1000"}}`), &r))
+	assert.Equal(t, ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("1Gi")}, r.Limits)
+	b, err := Marshal(&Pod{Spec: PodSpec{Containers: []Container{{Name: "c", Resources: r}}}})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"500m","ephemeral-storage":"1k","memory":"1000Mi"}}`)
 	assert.Error(t, json.Unmarshal([]byte(`{"limits":{"cpu":true}}`), &r))
+	err = json.Unmarshal([]byte(`{"limits":{"cpu":"lots"}}`), &r)
+	assert.EqualError(t, err, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 }
 
 func TestStatusJSONShape(t *testing.T) {

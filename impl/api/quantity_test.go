@@ -1,79 +1,79 @@
 package api
 
 import (
-	"errors"
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
 )
 
-func TestParseCPU(t *testing.T) {
-	for in, want := range map[string]int64{
-		"100m": 100, "1": 1000, "0.5": 500, ".5": 500, "2.": 2000, "250m": 250, "1.5": 1500,
-		"0": 0, "+1": 1000, "1e3": 1000000, "1E-3": 1, "1k": 1000000, "1n": 1, "100u": 1, "0.0001": 1,
-	} {
-		got, err := ParseCPU(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, in)
-	}
+// quantityTexts are quantities as users write them: canonical or not,
+// small or beyond an int64 (which apimachinery keeps as a decimal behind
+// a pointer), binary, decimal or with an exponent.
+var quantityTexts = []string{
+	"0", "1", "100m", "0.5", "1.5", "1000", "1k", "1e3", "1E-3", "01", "+1", "-1", "1n", "0.1m",
+	"64Mi", "1000Mi", "1.5Gi", "0.5Ki", "128974848", "8Ei", "9223372036854775808", "123456789012345678901234567890",
 }
 
-func TestParseMemory(t *testing.T) {
-	for in, want := range map[string]int64{
-		"128Mi": 128 << 20, "1Gi": 1 << 30, "500M": 500_000_000, "1000": 1000, "1k": 1000, "1Ki": 1024,
-		"1.5Gi": 3 << 29, "8151496Ki": 8151496 << 10, "2Ti": 2 << 40,
-		"0.5": 1, "1m": 1, "8Pi": 8 << 50,
-	} {
-		got, err := ParseMemory(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, in)
-	}
-}
-
-func TestParseQuantityRejectsGarbage(t *testing.T) {
-	for _, in := range []string{
-		"", "Mi", "abc", "1.2.3", "1 Gi", " 1", "1Gb", "1mi", "1e", "e3", "--1", "1e99", "8Ei", "1E", // beyond int64 milli-units, about 9.2e15 units ".", "+", "1ki",
-		"1234567890123456789012345678901234567890123456789012345678901234567890",
-	} {
-		_, err := ParseQuantity(in)
-		assert.Error(t, err, "%q", in)
-		assert.True(t, errors.Is(err, ErrInvalidQuantity), "%q: %v", in, err)
-	}
-}
-
-func TestQuantityCompare(t *testing.T) {
-	a, err := ParseQuantity("1Gi")
-	require.NoError(t, err)
-	b, err := ParseQuantity("1024Mi")
-	require.NoError(t, err)
-	c, err := ParseQuantity("1G")
-	require.NoError(t, err)
-	assert.Equal(t, 0, a.Cmp(b))
-	assert.Equal(t, 1, a.Cmp(c))
-	assert.Equal(t, -1, c.Cmp(a))
-	n, err := ParseQuantity("-1")
-	require.NoError(t, err)
-	assert.True(t, n.IsNegative())
-	assert.Equal(t, int64(-1), n.Value())
-}
-
-// The common shapes' fast path must agree with the general parser.
-func TestParseCommonQuantityAgrees(t *testing.T) {
-	for _, s := range []string{"0", "1", "100m", "250m", "0m", "007", "128Mi", "1Gi", "64Ki", "2k", "500M", "3G",
-		"999999999", "999999999G", "999999999Gi", "123456789m", "1234567890", "1.5", "1e3", "-1", "+1", "1Ti", "m", "", "1mi"} {
-		fast, ok := parseCommonQuantity(s)
-		slow, err := parseQuantity(s)
-		if !ok {
-			continue
+// setQuantities gives every Quantity reachable from v (which rapid leaves
+// zero: its amount is unexported) one of quantityTexts, as parsed.
+func setQuantities(t *rapid.T, v reflect.Value) {
+	walk(v, func(v reflect.Value) bool {
+		if v.Type() != quantityType {
+			return true
 		}
-		if err != nil || fast != slow {
-			t.Errorf("%q: fast %v, general %v (%v)", s, fast, slow, err)
-		}
+		v.Set(reflect.ValueOf(resource.MustParse(rapid.SampledFrom(quantityTexts).Draw(t, "quantity"))))
+		return false
+	})
+}
+
+// A quantity is served as the real apiserver serves it: in its canonical
+// form, which the encoder and Canonicalize reproduce exactly.
+func TestQuantitiesRoundTripAsUpstreams(t *testing.T) {
+	for _, text := range quantityTexts {
+		p := &Pod{TypeMeta: TypeMeta{Kind: "Pod", APIVersion: "v1"}, Spec: PodSpec{Containers: []Container{{Name: "c", Resources: ResourceRequirements{
+			Requests: ResourceList{corev1.ResourceCPU: resource.MustParse(text)}}}}}}
+		want, err := json.Marshal(p)
+		require.NoError(t, err)
+		got, err := Marshal(p)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), text)
+
+		var back Pod
+		require.NoError(t, json.Unmarshal(got, &back))
+		require.True(t, Canonicalize(p), text)
+		assert.True(t, reflect.DeepEqual(&back, p), "%s: canonicalized %#v, decoded %#v", text, p.Spec.Containers[0].Resources, back.Spec.Containers[0].Resources)
 	}
-	for _, s := range []string{"1.5", "1e3", "-1", "+1", "1Ti", "m", "", "1234567890"} {
-		if _, ok := parseCommonQuantity(s); ok {
-			t.Errorf("%q took the fast path", s)
-		}
+	for text, canonical := range map[string]string{"0.5": "500m", "1000": "1k", "1.5Gi": "1536Mi", "1000Mi": "1000Mi", "1e3": "1e3", "0.1m": "100u"} {
+		b, err := Marshal(&Node{Status: NodeStatus{Capacity: ResourceList{corev1.ResourceCPU: resource.MustParse(text)}}})
+		require.NoError(t, err)
+		assert.Contains(t, string(b), `"capacity":{"cpu":"`+canonical+`"}`, text)
 	}
+}
+
+// A copy's quantities are its own: apimachinery's arithmetic writes
+// through the decimal a large or fractional quantity keeps behind a
+// pointer, which a shallow copy would share.
+func TestDeepCopyDoesNotShareQuantities(t *testing.T) {
+	size := resource.MustParse("1.5Gi")
+	p := &Pod{Spec: PodSpec{
+		Containers: []Container{{Name: "c", Resources: ResourceRequirements{Limits: ResourceList{corev1.ResourceMemory: resource.MustParse("1.5Gi")}}}},
+		Volumes:    []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &size}}}},
+	}}
+	cp := DeepCopy(p)
+	require.Equal(t, p, cp)
+
+	q := cp.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory]
+	q.Add(resource.MustParse("1Gi"))
+	cp.Spec.Volumes[0].EmptyDir.SizeLimit.Add(resource.MustParse("1Gi"))
+
+	orig := p.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory]
+	assert.Equal(t, "1536Mi", orig.String())
+	assert.Equal(t, "1536Mi", p.Spec.Volumes[0].EmptyDir.SizeLimit.String())
+	assert.Equal(t, "2560Mi", q.String())
 }

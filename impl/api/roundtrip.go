@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // The round-trip plans say, per type, what a JSON round trip does to its
@@ -20,6 +22,7 @@ var (
 	timeType          = reflect.TypeFor[Time]()
 	microTimeType     = reflect.TypeFor[MicroTime]()
 	intOrStringType   = reflect.TypeFor[IntOrString]()
+	quantityType      = reflect.TypeFor[Quantity]()
 	resourceType      = reflect.TypeFor[ResourceList]()
 	stringMapType     = reflect.TypeFor[map[string]string]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
@@ -30,18 +33,20 @@ var (
 type rtKind uint8
 
 const (
-	rtRefuse      rtKind = iota
-	rtScalar             // bools and integers, as they are
-	rtString             // as it is, if it is UTF-8
-	rtTime               // to the second (Time) or microsecond (MicroTime)
-	rtMicroTime          //
-	rtIntOrString        // the member its Type names
-	rtPointer            //
-	rtBytes              // base64 both ways: as they are
-	rtSlice              //
-	rtStringMap          // labels, annotations, resource lists
-	rtMap                //
-	rtStruct             // the fields JSON carries
+	rtRefuse       rtKind = iota
+	rtScalar              // bools and integers, as they are
+	rtString              // as it is, if it is UTF-8
+	rtTime                // to the second (Time) or microsecond (MicroTime)
+	rtMicroTime           //
+	rtIntOrString         // the member its Type names
+	rtQuantity            // parsed from its canonical form
+	rtResourceList        // a map of quantities
+	rtPointer             //
+	rtBytes               // base64 both ways: as they are
+	rtSlice               //
+	rtStringMap           // labels, annotations, resource lists
+	rtMap                 //
+	rtStruct              // the fields JSON carries
 )
 
 type rtPlan struct {
@@ -77,9 +82,10 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 		return &rtPlan{kind: rtMicroTime}
 	case intOrStringType:
 		return &rtPlan{kind: rtIntOrString}
+	case quantityType:
+		return &rtPlan{kind: rtQuantity}
 	case resourceType:
-		// Its UnmarshalJSON keeps strings as they are: a plain map.
-		return &rtPlan{kind: rtStringMap}
+		return &rtPlan{kind: rtResourceList}
 	}
 	// A pointer has its element's methods: its element is checked.
 	if t.Kind() != reflect.Pointer && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
@@ -115,6 +121,24 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 	}
 	return &rtPlan{kind: rtRefuse} // floats, complex numbers, interfaces, arrays, channels, funcs
 }
+
+// quantityText is what q's MarshalJSON quotes: the text it keeps (a
+// parsed canonical string) or else its canonical form. q is a copy, as
+// String caches what it computes and others may be reading the original.
+func quantityText(q Quantity) string { return q.String() }
+
+// roundTripQuantity is what a JSON round trip makes of q: quantityText
+// parsed again, as its UnmarshalJSON parses it. A quantity that keeps its
+// text costs no allocation.
+func roundTripQuantity(q Quantity) (Quantity, bool) {
+	c, err := resource.ParseQuantity(quantityText(q))
+	return c, err == nil
+}
+
+// sameQuantity reports whether a and b are equal as reflect.DeepEqual
+// sees them (the registry's self-check): == unless a decimal too large
+// for an int64 holds them, behind a pointer.
+func sameQuantity(a, b Quantity) bool { return a == b || reflect.DeepEqual(a, b) }
 
 // isZeroTime reports a zero Time or MicroTime; v is addressable.
 func isZeroTime(v reflect.Value) bool {

@@ -69,7 +69,7 @@ func unknownFields(doc any, t reflect.Type, path string, out *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	// Types with their own decoding (Time, IntOrString, ResourceList,
+	// Types with their own decoding (Time, IntOrString, Quantity,
 	// RawMessage) define their own shape.
 	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
 		return

@@ -43,13 +43,13 @@ func validateWorkloadSelector(e *errs, sel *LabelSelector, t *PodTemplateSpec, p
 	} else {
 		before := len(e.list)
 		validateLabelSelector(e, sel, p.child("selector"))
-		if sel.IsEmpty() {
+		if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
 			e.invalid(p.child("selector"), sel, "empty selector is invalid for deployment")
 		}
 		selOK = len(e.list) == before
 	}
 	tp := p.child("template")
-	if selOK && !sel.Matches(t.Labels) {
+	if selOK && !SelectorMatches(sel, t.Labels) {
 		e.invalid(tp.child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`")
 	}
 	validatePodTemplate(e, t, tp)
@@ -117,7 +117,7 @@ func validateRollingUpdate(e *errs, r *RollingUpdateDeployment, p fieldPath) {
 		e.invalid(p.child("maxUnavailable"), valueOrZero(r.MaxUnavailable), "may not be 0 when `maxSurge` is 0")
 	}
 	if r.MaxUnavailable != nil {
-		if pct, ok := r.MaxUnavailable.percent(); ok && pct > 100 {
+		if pct, ok := percentOf(*r.MaxUnavailable); ok && pct > 100 {
 			e.invalid(p.child("maxUnavailable"), *r.MaxUnavailable, "must not be greater than 100%")
 		}
 	}
@@ -154,8 +154,8 @@ func intOrPercentValue(v *IntOrString) int64 {
 	if v.Type == IntValue {
 		return int64(v.IntVal)
 	}
-	if p, ok := v.percent(); ok {
-		return p
+	if p, ok := percentOf(*v); ok {
+		return int64(p)
 	}
 	return -1
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -275,12 +276,9 @@ func validateNodeStatus(e *errs, n *Node) {
 }
 
 func validateResourceQuantities(e *errs, l ResourceList, p fieldPath) {
-	for _, name := range sortedKeys(l) {
-		q, err := ParseQuantity(l[name])
-		if err != nil {
-			e.invalid(p.key(name), l[name], quantityFormatMsg)
-		} else if q.IsNegative() {
-			e.invalid(p.key(name), l[name], "must be greater than or equal to 0")
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		if q := l[name]; q.Sign() < 0 {
+			e.invalid(p.key(string(name)), q.String(), "must be greater than or equal to 0")
 		}
 	}
 }

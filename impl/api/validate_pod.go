@@ -2,6 +2,8 @@ package api
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -251,40 +253,35 @@ func validateProtocol(e *errs, proto Protocol, p fieldPath) {
 var standardContainerResources = map[string]bool{"cpu": true, "memory": true, "ephemeral-storage": true}
 
 func validateResources(e *errs, r *ResourceRequirements, p fieldPath) {
-	limits := map[string]Quantity{}
-	for _, name := range sortedKeys(r.Limits) {
-		if q, ok := validateResourceEntry(e, name, r.Limits[name], p.child("limits").key(name)); ok {
+	limits := ResourceList{}
+	for _, name := range slices.Sorted(maps.Keys(r.Limits)) {
+		if q, ok := validateResourceEntry(e, name, r.Limits[name], p.child("limits").key(string(name))); ok {
 			limits[name] = q
 		}
 	}
-	for _, name := range sortedKeys(r.Requests) {
-		rp := p.child("requests").key(name)
+	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
+		rp := p.child("requests").key(string(name))
 		q, ok := validateResourceEntry(e, name, r.Requests[name], rp)
 		if !ok {
 			continue
 		}
 		if l, has := limits[name]; has && q.Cmp(l) > 0 {
-			e.invalid(rp, r.Requests[name], fmt.Sprintf("must be less than or equal to %s limit of %s", name, r.Limits[name]))
+			e.invalid(rp, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, l.String()))
 		}
 	}
 }
 
-func validateResourceEntry(e *errs, name, value string, p fieldPath) (Quantity, bool) {
+func validateResourceEntry(e *errs, name corev1.ResourceName, q Quantity, p fieldPath) (Quantity, bool) {
 	ok := true
-	if !strings.Contains(name, "/") && !standardContainerResources[name] && !strings.HasPrefix(name, "hugepages-") {
-		e.invalid(p, name, "must be a standard resource type or fully qualified")
+	if n := string(name); !strings.Contains(n, "/") && !standardContainerResources[n] && !strings.HasPrefix(n, "hugepages-") {
+		e.invalid(p, n, "must be a standard resource type or fully qualified")
 		ok = false
-	} else if msgs := isQualifiedName(name); len(msgs) > 0 {
-		e.invalidEach(p, name, msgs)
+	} else if msgs := isQualifiedName(n); len(msgs) > 0 {
+		e.invalidEach(p, n, msgs)
 		ok = false
 	}
-	q, err := ParseQuantity(value)
-	if err != nil {
-		e.invalid(p, value, quantityFormatMsg)
-		return q, false
-	}
-	if q.IsNegative() {
-		e.invalid(p, value, "must be greater than or equal to 0")
+	if q.Sign() < 0 {
+		e.invalid(p, q.String(), "must be greater than or equal to 0")
 		return q, false
 	}
 	return q, ok

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestValidObjectsPass(t *testing.T) {
@@ -118,11 +119,11 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 		{"pod restartPolicy Sometimes", pod(func(p *Pod) { p.Spec.RestartPolicy = "Sometimes" }), "spec.restartPolicy", notSupp},
 		{"pod bad pull policy", pod(func(p *Pod) { p.Spec.Containers[0].ImagePullPolicy = "Maybe" }),
 			"spec.containers[0].imagePullPolicy", notSupp},
-		{"bad cpu quantity", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Requests["cpu"] = "lots" }),
+		{"negative cpu quantity", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Requests["cpu"] = resource.MustParse("-100m") }),
 			"spec.containers[0].resources.requests[cpu]", invalid},
-		{"request above limit", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Requests["memory"] = "1Gi" }),
+		{"request above limit", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Requests["memory"] = resource.MustParse("1Gi") }),
 			"spec.containers[0].resources.requests[memory]", invalid},
-		{"unknown resource name", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Limits["gpu"] = "1" }),
+		{"unknown resource name", pod(func(p *Pod) { p.Spec.Containers[0].Resources.Limits["gpu"] = resource.MustParse("1") }),
 			"spec.containers[0].resources.limits[gpu]", invalid},
 		{"probe port out of range", pod(func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.HTTPGet.Port = FromInt32(0) }),
 			"spec.containers[0].readinessProbe.httpGet.port", invalid},
@@ -182,7 +183,7 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 		{"taint bad effect", node(func(n *Node) { n.Spec.Taints[0].Effect = "NoEntry" }), "spec.taints[0].effect", notSupp},
 		{"taint missing effect", node(func(n *Node) { n.Spec.Taints[0].Effect = "" }), "spec.taints[0].effect", required},
 		{"duplicate taint", node(func(n *Node) { n.Spec.Taints = append(n.Spec.Taints, n.Spec.Taints[0]) }), "spec.taints[1]", dup},
-		{"bad capacity", node(func(n *Node) { n.Status.Capacity["memory"] = "8 GB" }), "status.capacity[memory]", invalid},
+		{"negative capacity", node(func(n *Node) { n.Status.Capacity["memory"] = resource.MustParse("-8Gi") }), "status.capacity[memory]", invalid},
 		{"bad podCIDR", node(func(n *Node) { n.Spec.PodCIDR = "10.244.1.0" }), "spec.podCIDR", invalid},
 		{"replicaset selector mismatch", rs(func(r *ReplicaSet) { r.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "x"}} }),
 			"spec.template.metadata.labels", invalid},

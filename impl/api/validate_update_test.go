@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestValidateUpdate(t *testing.T) {
@@ -115,10 +116,10 @@ func TestValidateStatusUpdate(t *testing.T) {
 
 	node := &Node{TypeMeta: TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: ObjectMeta{Name: "node-1"}}
 	bad := DeepCopy(node)
-	bad.Status.Capacity = ResourceList{"cpu": "lots"}
+	bad.Status.Capacity = ResourceList{"cpu": resource.MustParse("-0.5")}
 	err := ValidateStatusUpdate(node, bad)
 	require.True(t, IsInvalid(err), "%v", err)
-	assert.Contains(t, err.Error(), "status.capacity[cpu]: Invalid value")
+	assert.Contains(t, err.Error(), `status.capacity[cpu]: Invalid value: "-500m": must be greater than or equal to 0`)
 
 	assert.True(t, IsBadRequest(ValidateStatusUpdate(pod, node)))
 }

@@ -111,13 +111,13 @@ func validateKubeWorkload(e *errs, ksel *metav1.LabelSelector, kt *corev1.PodTem
 	t, _ := viaJSON[PodTemplateSpec](kt)
 	if ksel == nil {
 		e.required(p.child("selector"), "")
-	} else if sel, ok := viaJSON[LabelSelector](ksel); ok {
+	} else {
 		before := len(e.list)
-		validateLabelSelector(e, &sel, p.child("selector"))
-		if sel.IsEmpty() {
+		validateLabelSelector(e, ksel, p.child("selector"))
+		if len(ksel.MatchLabels) == 0 && len(ksel.MatchExpressions) == 0 {
 			e.invalid(p.child("selector"), ksel, "empty selector is invalid for "+kind)
 		}
-		if len(e.list) == before && !sel.Matches(kt.Labels) {
+		if len(e.list) == before && !SelectorMatches(ksel, kt.Labels) {
 			e.invalid(p.child("template", "metadata", "labels"), kt.Labels, "`selector` does not match template `labels`")
 		}
 	}

@@ -41,7 +41,7 @@ func deref(t reflect.Type) reflect.Type {
 
 // isScalarType: types whose JSON value is owned as one.
 func isScalarType(t reflect.Type) bool {
-	if t == timeType || t == microTimeType || t == intOrStringType || t == rawType || isKubeScalar(t) {
+	if t == timeType || t == microTimeType || t == rawType || isKubeScalar(t) {
 		return true
 	}
 	switch t.Kind() {

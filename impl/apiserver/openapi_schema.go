@@ -73,17 +73,15 @@ func extOf(f jsonField) fieldExt {
 }
 
 var (
-	timeType         = reflect.TypeFor[api.Time]()
-	microTimeType    = reflect.TypeFor[api.MicroTime]()
-	intOrStringType  = reflect.TypeFor[api.IntOrString]()
-	rawType          = reflect.TypeFor[json.RawMessage]()
-	resourceListType = reflect.TypeFor[api.ResourceList]()
+	timeType      = reflect.TypeFor[api.Time]()
+	microTimeType = reflect.TypeFor[api.MicroTime]()
+	rawType       = reflect.TypeFor[json.RawMessage]()
 )
 
 // metaTypes live in io.k8s.apimachinery.pkg.apis.meta.v1 in Kubernetes.
 var metaTypes = map[string]bool{
 	"ObjectMeta": true, "ListMeta": true, "OwnerReference": true, "ManagedFieldsEntry": true,
-	"LabelSelector": true, "LabelSelectorRequirement": true, "Status": true, "StatusDetails": true,
+	"Status": true, "StatusDetails": true,
 	"StatusCause": true, "DeleteOptions": true, "Preconditions": true, "Time": true, "MicroTime": true, "WatchEvent": true,
 }
 
@@ -94,8 +92,6 @@ func componentName(t reflect.Type) string {
 		return name
 	}
 	switch {
-	case t == intOrStringType:
-		return "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 	case t == rawType:
 		return "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
 	case metaTypes[n]:
@@ -133,17 +129,8 @@ func (g *schemaGen) schemaFor(t reflect.Type) map[string]any {
 	switch t {
 	case timeType, microTimeType, kubeTimeType, kubeMicroTimeType:
 		return g.named(t, func() map[string]any { return map[string]any{"type": "string", "format": "date-time"} })
-	case intOrStringType:
-		return g.named(t, func() map[string]any {
-			return map[string]any{"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string": true}
-		})
 	case rawType:
 		return g.named(t, func() map[string]any { return map[string]any{"type": "object"} })
-	case resourceListType:
-		if _, ok := g.components[quantityName]; !ok {
-			g.components[quantityName] = map[string]any{"type": "string"}
-		}
-		return map[string]any{"type": "object", "additionalProperties": refTo(quantityName)}
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/converge-dev/converge/impl/api"
 )
 
@@ -259,7 +261,7 @@ func TestOpenAPISchemaRoundTrip(t *testing.T) {
 	api.Default(svc)
 	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: dep.Spec.Template.Spec,
 		Status: api.PodStatus{Phase: api.PodRunning, PodIPs: []api.PodIP{{IP: "10.0.0.1"}}}}
-	node := &api.Node{ObjectMeta: api.ObjectMeta{Name: "n"}, Status: api.NodeStatus{Capacity: api.ResourceList{"cpu": "4"}}}
+	node := &api.Node{ObjectMeta: api.ObjectMeta{Name: "n"}, Status: api.NodeStatus{Capacity: api.ResourceList{"cpu": resource.MustParse("4")}}}
 	at := api.NewMicroTime(time.Unix(7, 0))
 	event := &api.Event{ObjectMeta: api.ObjectMeta{Name: "p.1", Namespace: "default"},
 		InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u", FieldPath: "spec.containers{c}"},

@@ -177,3 +177,25 @@ func TestStatusScaleAndBinding(t *testing.T) {
 	e.must(200, "DELETE", podPath+"/p1?gracePeriodSeconds=0", "")
 	e.must(404, "GET", podPath+"/p1", "")
 }
+
+// Quantities are served as kube-apiserver serves them, in apimachinery's
+// canonical form, whatever form the client sent; a server-side apply that
+// only respells a quantity writes nothing.
+func TestQuantitiesAreServedInCanonicalForm(t *testing.T) {
+	e := newEnv(t)
+	body := strings.Replace(podJSON("q", nil), `"name":"c"`,
+		`"name":"c","resources":{"requests":{"cpu":0.5,"memory":"1.5Gi","ephemeral-storage":"1000"},"limits":{"cpu":"1000m","memory":"2e9"}}`, 1)
+	created := e.must(201, "PATCH", podPath+"/q?fieldManager=me", body, "Content-Type: "+applyPatchType)
+	got := e.must(200, "GET", podPath+"/q", "")
+	for _, r := range []response{created, got} {
+		if !strings.Contains(string(r.body), `"resources":{"limits":{"cpu":"1","memory":"2e9"},"requests":{"cpu":"500m","ephemeral-storage":"1k","memory":"1536Mi"}}`) {
+			t.Fatalf("quantities not canonical: %s", r.body)
+		}
+	}
+	before := e.rev()
+	respelled := strings.NewReplacer(`0.5`, `"500m"`, `"1.5Gi"`, `"1536Mi"`, `"1000"`, `"1k"`).Replace(body)
+	e.must(200, "PATCH", podPath+"/q?fieldManager=me", respelled, "Content-Type: "+applyPatchType)
+	if after := e.rev(); after != before {
+		t.Fatalf("respelling quantities wrote: revision %d -> %d", before, after)
+	}
+}

@@ -84,13 +84,13 @@ func scaleOf(obj api.Object) *api.Scale {
 			sc.Spec.Replicas = *o.Spec.Replicas
 		}
 		sc.Status.Replicas = o.Status.Replicas
-		sc.Status.Selector = o.Spec.Selector.String()
+		sc.Status.Selector = api.SelectorString(o.Spec.Selector)
 	case *api.ReplicaSet:
 		if o.Spec.Replicas != nil {
 			sc.Spec.Replicas = *o.Spec.Replicas
 		}
 		sc.Status.Replicas = o.Status.Replicas
-		sc.Status.Selector = o.Spec.Selector.String()
+		sc.Status.Selector = api.SelectorString(o.Spec.Selector)
 	case *api.StatefulSet:
 		sc.Spec.Replicas = replicas(o.Spec.Replicas)
 		sc.Status.Replicas = o.Status.Replicas

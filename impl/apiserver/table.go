@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/converge-dev/converge/impl/api"
 )
 
@@ -149,7 +151,7 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 				d := o.(*api.Deployment)
 				cs, is := containersImages(d.Spec.Template.Spec.Containers)
 				return []any{name(o), fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)),
-					d.Status.UpdatedReplicas, d.Status.AvailableReplicas, age(o), cs, is, d.Spec.Selector.String()}
+					d.Status.UpdatedReplicas, d.Status.AvailableReplicas, age(o), cs, is, api.SelectorString(d.Spec.Selector)}
 			}
 	case "ReplicaSet":
 		return []tableColumn{col("Name", "string", 0), col("Desired", "integer", 0), col("Current", "integer", 0),
@@ -159,7 +161,7 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 				rs := o.(*api.ReplicaSet)
 				cs, is := containersImages(rs.Spec.Template.Spec.Containers)
 				return []any{name(o), replicas(rs.Spec.Replicas), rs.Status.Replicas, rs.Status.ReadyReplicas,
-					age(o), cs, is, rs.Spec.Selector.String()}
+					age(o), cs, is, api.SelectorString(rs.Spec.Selector)}
 			}
 	case "Node":
 		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Roles", "string", 0),
@@ -199,7 +201,7 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 					}
 				}
 				return []any{name(o), string(s.Spec.Type), orNone(s.Spec.ClusterIP), serviceExternalIP(s),
-					orNone(strings.Join(ports, ",")), age(o), orNone(api.SelectorFromSet(s.Spec.Selector).String())}
+					orNone(strings.Join(ports, ",")), age(o), labels.FormatLabels(s.Spec.Selector)}
 			}
 	case "Namespace":
 		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Age", "string", 0)},

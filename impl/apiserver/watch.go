@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/registry"
 )
@@ -171,7 +173,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 // As in Kubernetes, an object that starts matching is ADDED and one that
 // stops matching is DELETED; selected holds the keys now matching.
 type eventFilter struct {
-	labels   *api.LabelSelector
+	labels   labels.Selector
 	fields   registry.FieldSelector
 	selected map[string]bool // nil when there is no selector
 }
@@ -229,9 +231,9 @@ func (f *eventFilter) translate(typ api.EventType, obj api.Object) (api.EventTyp
 func newEventFilter(rt route, lo registry.ListOptions) (eventFilter, error) {
 	var f eventFilter
 	if lo.LabelSelector != "" {
-		sel, err := api.ParseLabelSelector(lo.LabelSelector)
+		sel, err := registry.ParseLabelSelector(lo.LabelSelector)
 		if err != nil {
-			return f, api.NewBadRequest(fmt.Sprintf("invalid labelSelector %q: %v", lo.LabelSelector, err))
+			return f, err
 		}
 		f.labels = sel
 	}
@@ -248,7 +250,7 @@ func (f eventFilter) matches(obj api.Object) bool {
 		return false
 	}
 	m := obj.GetObjectMeta()
-	if f.labels != nil && !f.labels.Matches(m.Labels) {
+	if f.labels != nil && !f.labels.Matches(labels.Set(m.Labels)) {
 		return false
 	}
 	if !f.fields.Matches(obj) {

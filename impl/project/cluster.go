@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
 )
@@ -16,10 +19,7 @@ func nodeToModel(n *api.Node, m model.Meta) (*model.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	cpu, mem, pods, err := capacityOf(n.Status.Capacity)
-	if err != nil {
-		return nil, err
-	}
+	cpu, mem, pods := capacityOf(n.Status.Capacity)
 	taints := taintsOf(n.Spec.Taints)
 	if n.Spec.Unschedulable && !slices.Contains(taints, unschedulableTaint) {
 		// First, so that taints a controller appends keep their place.
@@ -60,20 +60,20 @@ func applyNode(n *api.Node, o *model.Node) {
 	}
 	applyTaints(&n.Spec, want)
 	c := n.Status.Capacity
-	cpu, mem, pods, err := capacityOf(c)
-	if err != nil || cpu != o.CPU || mem != o.Memory || pods != o.MaxPods {
+	cpu, mem, pods := capacityOf(c)
+	if cpu != o.CPU || mem != o.Memory || pods != o.MaxPods {
 		if c == nil {
 			c = api.ResourceList{}
 			n.Status.Capacity = c
 		}
-		if err != nil || cpu != o.CPU {
-			c["cpu"] = formatMilli(o.CPU)
+		if cpu != o.CPU {
+			c[corev1.ResourceCPU] = milliQuantity(o.CPU)
 		}
-		if err != nil || mem != o.Memory {
-			c["memory"] = formatMiB(o.Memory)
+		if mem != o.Memory {
+			c[corev1.ResourceMemory] = mibQuantity(o.Memory)
 		}
-		if err != nil || pods != o.MaxPods {
-			c["pods"] = strconv.Itoa(o.MaxPods)
+		if pods != o.MaxPods {
+			c[corev1.ResourcePods] = *resource.NewQuantity(int64(o.MaxPods), resource.DecimalSI)
 		}
 	}
 	if r, hb, at := nodeReady(&n.Status); r != o.Ready || hb != o.Heartbeat || at != o.TransitionAt {
@@ -109,29 +109,17 @@ func nodeIndex(cidr string) (int, error) {
 
 // capacityOf is cpu in millicores, memory in MiB (rounded down: a node
 // cannot promise a partial MiB) and pods; 0 when absent.
-func capacityOf(c api.ResourceList) (cpu, mem, pods int, err error) {
-	if v, ok := c["cpu"]; ok {
-		m, err := api.ParseCPU(v)
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("capacity.cpu: %w", err)
-		}
-		cpu = int(m)
+func capacityOf(c api.ResourceList) (cpu, mem, pods int) {
+	if q, ok := c[corev1.ResourceCPU]; ok {
+		cpu = int(q.MilliValue())
 	}
-	if v, ok := c["memory"]; ok {
-		b, err := api.ParseMemory(v)
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("capacity.memory: %w", err)
-		}
-		mem = int(b / mebibyte)
+	if q, ok := c[corev1.ResourceMemory]; ok {
+		mem = int(q.Value() / mebibyte)
 	}
-	if v, ok := c["pods"]; ok {
-		q, err := api.ParseQuantity(v)
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("capacity.pods: %w", err)
-		}
+	if q, ok := c[corev1.ResourcePods]; ok {
 		pods = int(q.Value())
 	}
-	return cpu, mem, pods, nil
+	return cpu, mem, pods
 }
 
 // taintString is the model's spelling of a taint: "key:Effect".

@@ -24,7 +24,7 @@
 //     for concurrent use.
 //   - Nothing panics on user input; problems come back as errors wrapping
 //     ErrUnsupported, ErrMismatch or ErrUnknownUID (or the api package's
-//     ErrInvalidQuantity / ErrInvalidIntOrPercent).
+//     ErrInvalidIntOrPercent).
 //
 // Limits of the mapping (documented, not hidden):
 //   - A node's podCIDR must be a model pod range (127.<100+i/250>.<i%250>.0/24);

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
 )
@@ -144,7 +147,7 @@ func TestTemplatesSurviveReplicaSetAndPod(t *testing.T) {
 		!reflect.DeepEqual(c.ReadinessProbe, tc.ReadinessProbe) || c.ReadinessProbe == nil {
 		t.Errorf("container lost template fields:\n got %s\nwant %s", mustJSON(t, c), mustJSON(t, tc))
 	}
-	if want := (api.ResourceList{"cpu": "100m", "memory": "128Mi"}); !reflect.DeepEqual(c.Resources.Requests, want) {
+	if want := (api.ResourceList{"cpu": resource.MustParse("100m"), "memory": resource.MustParse("128Mi")}); !equality.Semantic.DeepEqual(c.Resources.Requests, want) {
 		t.Errorf("requests %v, want %v", c.Resources.Requests, want)
 	}
 	if p.Annotations["team"] != "edge" || p.OwnerReferences[0].UID != "rs-uid" || p.OwnerReferences[0].Kind != "ReplicaSet" {

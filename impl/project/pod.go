@@ -1,10 +1,10 @@
 package project
 
 import (
-	"fmt"
-	"maps"
 	"net/netip"
-	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
@@ -13,10 +13,7 @@ import (
 const mebibyte = 1 << 20
 
 func podToModel(p *api.Pod, m model.Meta) (*model.Pod, error) {
-	cpu, mem, err := requestsOf(&p.Spec)
-	if err != nil {
-		return nil, err
-	}
+	cpu, mem := requestsOf(&p.Spec)
 	o := &model.Pod{
 		Meta:         m,
 		Image:        imageOf(&p.Spec),
@@ -50,12 +47,12 @@ func newPod(o *model.Pod, template api.Object) (*api.Pod, error) {
 	}
 	p.Annotations = t.Annotations
 	c := firstContainer(&p.Spec, o.Image)
-	c.Resources.Requests = maps.Clone(c.Resources.Requests)
+	c.Resources.Requests = c.Resources.Requests.DeepCopy()
 	if c.Resources.Requests == nil {
 		c.Resources.Requests = api.ResourceList{}
 	}
-	c.Resources.Requests["cpu"] = formatMilli(o.CPU)
-	c.Resources.Requests["memory"] = formatMiB(o.Memory)
+	c.Resources.Requests[corev1.ResourceCPU] = milliQuantity(o.CPU)
+	c.Resources.Requests[corev1.ResourceMemory] = mibQuantity(o.Memory)
 	applyPod(p, o)
 	return p, nil
 }
@@ -69,12 +66,12 @@ func applyPod(p *api.Pod, o *model.Pod) {
 	if !sameMap(p.Spec.NodeSelector, o.NodeSelector) {
 		p.Spec.NodeSelector = cloneMap(o.NodeSelector)
 	}
-	cpu, mem, err := requestsOf(&p.Spec)
-	if err != nil || cpu != o.CPU {
-		setRequest(&p.Spec, o.Image, "cpu", formatMilli(o.CPU))
+	cpu, mem := requestsOf(&p.Spec)
+	if cpu != o.CPU {
+		setRequest(&p.Spec, o.Image, corev1.ResourceCPU, milliQuantity(o.CPU))
 	}
-	if err != nil || mem != o.Memory {
-		setRequest(&p.Spec, o.Image, "memory", formatMiB(o.Memory))
+	if mem != o.Memory {
+		setRequest(&p.Spec, o.Image, corev1.ResourceMemory, mibQuantity(o.Memory))
 	}
 	if p.Spec.NodeName != o.NodeName {
 		p.Spec.NodeName = o.NodeName
@@ -183,47 +180,38 @@ func setPodCondition(s *api.PodStatus, typ string, ok bool) {
 
 // requestsOf is the first container's cpu (millicores) and memory (MiB,
 // rounded up) requests, with the model's defaults when absent.
-func requestsOf(s *api.PodSpec) (cpu, mem int, err error) {
+func requestsOf(s *api.PodSpec) (cpu, mem int) {
 	cpu, mem = model.DefaultPodCPU, model.DefaultPodMemory
 	if len(s.Containers) == 0 {
-		return cpu, mem, nil
+		return cpu, mem
 	}
 	req := s.Containers[0].Resources.Requests
-	if v, ok := req["cpu"]; ok {
-		m, err := api.ParseCPU(v)
-		if err != nil {
-			return 0, 0, fmt.Errorf("requests.cpu: %w", err)
-		}
-		cpu = int(m)
+	if q, ok := req[corev1.ResourceCPU]; ok {
+		cpu = int(q.MilliValue())
 	}
-	if v, ok := req["memory"]; ok {
-		b, err := api.ParseMemory(v)
-		if err != nil {
-			return 0, 0, fmt.Errorf("requests.memory: %w", err)
-		}
-		mem = int((b + mebibyte - 1) / mebibyte)
+	if q, ok := req[corev1.ResourceMemory]; ok {
+		mem = int((q.Value() + mebibyte - 1) / mebibyte)
 	}
-	return cpu, mem, nil
+	return cpu, mem
 }
 
-func setRequest(s *api.PodSpec, image, name, value string) {
+func setRequest(s *api.PodSpec, image string, name corev1.ResourceName, q api.Quantity) {
 	c := firstContainer(s, image)
 	if c.Resources.Requests == nil {
 		c.Resources.Requests = api.ResourceList{}
 	}
-	c.Resources.Requests[name] = value
+	c.Resources.Requests[name] = q
 }
 
-// formatMilli writes millicores: whole cores without a suffix ("4"),
-// otherwise with "m" ("100m").
-func formatMilli(m int) string {
-	if m != 0 && m%1000 == 0 {
-		return strconv.Itoa(m / 1000)
-	}
-	return strconv.Itoa(m) + "m"
+// milliQuantity is m millicores ("100m"; whole cores print as "4").
+func milliQuantity(m int) api.Quantity {
+	return *resource.NewMilliQuantity(int64(m), resource.DecimalSI)
 }
 
-func formatMiB(n int) string { return strconv.Itoa(n) + "Mi" }
+// mibQuantity is n MiB ("128Mi").
+func mibQuantity(n int) api.Quantity {
+	return *resource.NewQuantity(int64(n)*mebibyte, resource.BinarySI)
+}
 
 // hostIPOf is the address of the node whose pod range holds podIP
 // (model.NodeIP), or "" for an address outside the model's layout.

@@ -169,10 +169,6 @@ func TestErrors(t *testing.T) {
 			{Kind: "StatefulSet", Name: "db", UID: "u", Controller: ptr(true)}}}}, uids)), ErrUnsupported},
 		{"bad podCIDR", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "10.244.1.0/24"}}, uids)), ErrUnsupported},
 		{"padded podCIDR", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "127.100.01.0/24"}}, uids)), ErrUnsupported},
-		{"bad cpu", second(ToModel(&api.Pod{Spec: api.PodSpec{Containers: []api.Container{{Resources: api.ResourceRequirements{
-			Requests: api.ResourceList{"cpu": "lots"}}}}}}, uids)), api.ErrInvalidQuantity},
-		{"bad capacity", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "127.100.0.0/24"},
-			Status: api.NodeStatus{Capacity: api.ResourceList{"memory": "1Qi"}}}, uids)), api.ErrInvalidQuantity},
 		{"bad surge", second(ToModel(&api.Deployment{Spec: api.DeploymentSpec{Strategy: api.DeploymentStrategy{
 			RollingUpdate: &api.RollingUpdateDeployment{MaxSurge: ptr(api.FromString("half"))}}}}, uids)), api.ErrInvalidIntOrPercent},
 	} {

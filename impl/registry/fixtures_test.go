@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/impl/store/storetest"
@@ -69,7 +71,7 @@ func node(name string, ready api.ConditionStatus) *api.Node {
 	return &api.Node{
 		ObjectMeta: api.ObjectMeta{Name: name},
 		Status: api.NodeStatus{
-			Capacity:   api.ResourceList{"cpu": "4", "memory": "8Gi", "pods": "110"},
+			Capacity:   api.ResourceList{"cpu": resource.MustParse("4"), "memory": resource.MustParse("8Gi"), "pods": resource.MustParse("110")},
 			Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: ready}},
 		},
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -13,12 +16,14 @@ import (
 // ListOptions select and page a List. The zero value lists everything at
 // the latest revision.
 type ListOptions struct {
-	// LabelSelector is Kubernetes' selector syntax ("app=web,tier!=db").
+	// LabelSelector is Kubernetes' selector syntax ("app=web,tier!=db"),
+	// as labels.Parse reads it.
 	LabelSelector string
-	// FieldSelector supports metadata.name, metadata.namespace and the
-	// fields Kubernetes makes selectable on the resource (selectableFields),
-	// with =, == and !=, comma-separated, values escaped as Kubernetes'
-	// fields.EscapeValue does.
+	// FieldSelector is Kubernetes' field selector syntax, as
+	// fields.ParseSelector reads it ("a=b,c!=d", values escaped as
+	// fields.EscapeValue does), over metadata.name, metadata.namespace and
+	// the fields Kubernetes makes selectable on the resource
+	// (selectableFields).
 	FieldSelector string
 	// Limit caps the items of one page; 0 means no cap.
 	Limit int64
@@ -43,10 +48,21 @@ type fieldTerm struct {
 // apiserver) filter with the same one.
 type FieldSelector []fieldTerm
 
-// ParseFieldSelector reads "a=b,c!=d" for resource; unsupported fields are
-// a 400.
+// ParseFieldSelector reads a fieldSelector for resource; one that does not
+// parse, or selects on a field the resource does not offer, is a 400 with
+// Kubernetes' message.
 func ParseFieldSelector(resource, sel string) (FieldSelector, error) {
 	return parseFieldSelector(resource, sel)
+}
+
+// ParseLabelSelector reads a labelSelector as kube-apiserver does
+// (labels.Parse); one that does not parse is a 400 with its message.
+func ParseLabelSelector(sel string) (labels.Selector, error) {
+	s, err := labels.Parse(sel)
+	if err != nil {
+		return nil, api.NewBadRequest(err.Error())
+	}
+	return s, nil
 }
 
 // Matches reports whether obj satisfies every term.
@@ -72,7 +88,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 				return false, err
 			}
 		}
-		if !q.labels.Matches(obj.GetObjectMeta().Labels) || !matchFields(obj, q.fields) {
+		if !q.labels.Matches(labels.Set(obj.GetObjectMeta().Labels)) || !matchFields(obj, q.fields) {
 			return false, nil
 		}
 		items = append(items, obj)
@@ -134,7 +150,7 @@ func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts
 type listQuery struct {
 	info      api.ResourceInfo
 	namespace string
-	labels    *api.LabelSelector
+	labels    labels.Selector
 	fields    []fieldTerm
 	opts      ListOptions
 	atRev     int64
@@ -146,8 +162,8 @@ func (r *Registry) parseList(resource, namespace string, opts ListOptions) (list
 	if q.info, err = collectionScope(resource, namespace); err != nil {
 		return q, err
 	}
-	if q.labels, err = api.ParseLabelSelector(opts.LabelSelector); err != nil {
-		return q, api.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+	if q.labels, err = ParseLabelSelector(opts.LabelSelector); err != nil {
+		return q, err
 	}
 	if q.fields, err = parseFieldSelector(resource, opts.FieldSelector); err != nil {
 		return q, err
@@ -196,93 +212,24 @@ func (r *Registry) listStored(ctx context.Context, q listQuery, keep func(store.
 	return listRev, so.Continue, nil
 }
 
-// parseFieldSelector reads "a=b,c!=d" as Kubernetes' fields.ParseSelector
-// does: a backslash escapes ',', '=' or a backslash in a value (kubectl
-// escapes the values it selects on), and each field must be selectable on
-// resource.
+// parseFieldSelector reads sel with fields.ParseSelector, as
+// kube-apiserver does, then looks up each field's getter: a field the
+// resource does not offer is refused as upstream's field label
+// conversion refuses it.
 func parseFieldSelector(resource, sel string) ([]fieldTerm, error) {
+	parsed, err := fields.ParseSelector(sel)
+	if err != nil {
+		return nil, api.NewBadRequest(err.Error())
+	}
 	var terms []fieldTerm
-	for _, t := range splitFieldTerms(sel) {
-		t = strings.TrimSpace(t)
-		if t == "" {
-			continue
-		}
-		field, op, raw, ok := cutFieldOperator(t)
+	for _, r := range parsed.Requirements() {
+		get, ok := selectableField(resource, r.Field)
 		if !ok {
-			return nil, api.NewBadRequest(fmt.Sprintf("invalid field selector %q: term %q has no operator", sel, t))
+			return nil, api.NewBadRequest("field label not supported: " + r.Field)
 		}
-		value, err := unescapeFieldValue(strings.TrimSpace(raw))
-		if err != nil {
-			return nil, api.NewBadRequest(fmt.Sprintf("invalid field selector %q: %v", sel, err))
-		}
-		field = strings.TrimSpace(field)
-		get, ok := selectableField(resource, field)
-		if !ok {
-			return nil, api.NewBadRequest(fmt.Sprintf("field label not supported: %s", field))
-		}
-		terms = append(terms, fieldTerm{field: field, value: value, negate: op == "!=", get: get})
+		terms = append(terms, fieldTerm{field: r.Field, value: r.Value, negate: r.Operator == selection.NotEquals, get: get})
 	}
 	return terms, nil
-}
-
-// splitFieldTerms splits on the commas no backslash escapes.
-func splitFieldTerms(sel string) []string {
-	var terms []string
-	start, escaped := 0, false
-	for i := 0; i < len(sel); i++ {
-		switch {
-		case escaped:
-			escaped = false
-		case sel[i] == '\\':
-			escaped = true
-		case sel[i] == ',':
-			terms = append(terms, sel[start:i])
-			start = i + 1
-		}
-	}
-	return append(terms, sel[start:])
-}
-
-// cutFieldOperator splits a term at its first operator; at one position
-// "!=" and "==" win over "=".
-func cutFieldOperator(t string) (field, op, value string, ok bool) {
-	for i := 0; i < len(t); i++ {
-		for _, op := range []string{"!=", "==", "="} {
-			if strings.HasPrefix(t[i:], op) {
-				return t[:i], op, t[i+len(op):], true
-			}
-		}
-	}
-	return "", "", "", false
-}
-
-// unescapeFieldValue undoes fields.EscapeValue; a bare ',' or '=' or an
-// unknown escape is an error, as in Kubernetes.
-func unescapeFieldValue(v string) (string, error) {
-	if !strings.ContainsAny(v, `\,=`) {
-		return v, nil
-	}
-	var b strings.Builder
-	escaped := false
-	for _, c := range v {
-		switch {
-		case escaped && (c == '\\' || c == ',' || c == '='):
-			b.WriteRune(c)
-			escaped = false
-		case escaped:
-			return "", fmt.Errorf("invalid escape sequence \\%c in value %q", c, v)
-		case c == '\\':
-			escaped = true
-		case c == ',' || c == '=':
-			return "", fmt.Errorf("unescaped %q in value %q", c, v)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	if escaped {
-		return "", fmt.Errorf("value %q ends in a lone backslash", v)
-	}
-	return b.String(), nil
 }
 
 func matchFields(obj api.Object, terms []fieldTerm) bool {
