@@ -12,7 +12,8 @@
 //   - Each write or flush of a response must reach the client within
 //     Limits.WriteStall; a client that stops reading, such as a slow
 //     watcher, has its response cut off, so the events it does not read
-//     do not pile up in memory without bound.
+//     do not pile up in memory without bound. The bound runs only while a
+//     write is under way: a quiet watch is never cut.
 //   - So no client holds a goroutine longer than these bounds unless it
 //     reads a response, as a watch does; a dropped watch ends its
 //     goroutines. The body size limit itself (413) is the handler's.

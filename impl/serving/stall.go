@@ -10,21 +10,18 @@ import (
 // read; meanwhile the events behind it wait in etcd's client buffers,
 // which have no bound. Kubernetes closes such a watcher once its buffer is
 // full for a while; here the write fails after d and the handler ends.
+//
+// The deadline is armed only while a write or flush is under way: over
+// HTTP/2 a deadline that passes resets the stream even when nothing is
+// being written, so one left armed would cut every watch idle for d, and
+// any request whose handler works for d before its first byte.
 func writeStall(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &stallWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: d}
-		// Also covers headers the server writes once the handler returns.
-		_ = sw.rc.SetWriteDeadline(time.Now().Add(d))
-		h.ServeHTTP(sw, r)
-		if !sw.broken {
-			// Over HTTP/1.1 the deadline would outlive the request and
-			// fail the next one on the connection; a broken one closes.
-			_ = sw.rc.SetWriteDeadline(time.Time{})
-		}
+		h.ServeHTTP(&stallWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: d}, r)
 	})
 }
 
-// stallWriter sets a write deadline before each write and flush.
+// stallWriter arms a write deadline around each write and flush.
 type stallWriter struct {
 	http.ResponseWriter
 	rc     *http.ResponseController
@@ -38,9 +35,7 @@ func (s *stallWriter) Write(p []byte) (int, error) {
 	}
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.d))
 	n, err := s.ResponseWriter.Write(p)
-	if err != nil {
-		s.broken = true
-	}
+	s.settle(err)
 	return n, err
 }
 
@@ -51,9 +46,18 @@ func (s *stallWriter) Flush() {
 		return
 	}
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.d))
-	if err := s.rc.Flush(); err != nil {
+	s.settle(s.rc.Flush())
+}
+
+// settle disarms the deadline after a write that got through. A failed
+// one keeps it: over HTTP/1.1 the connection is then closed, and the
+// deadline must not be lifted from it for a next request.
+func (s *stallWriter) settle(err error) {
+	if err != nil {
 		s.broken = true
+		return
 	}
+	_ = s.rc.SetWriteDeadline(time.Time{})
 }
 
 // Unwrap lets http.NewResponseController reach the server's writer.
