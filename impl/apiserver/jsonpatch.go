@@ -1,8 +1,12 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"strconv"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
@@ -56,10 +60,70 @@ func applyJSONPatch(doc, patch []byte) ([]byte, error) {
 		return nil, err
 	}
 	out, err := ops.ApplyWithOptions(doc, jsonPatchOptions())
+	if errors.Is(err, jsonpatch.ErrMissing) {
+		out, err = applyReplacingMissingKeys(doc, ops)
+	}
 	if err != nil {
 		return nil, unprocessablePatch()
 	}
 	return out, nil
+}
+
+// applyReplacingMissingKeys applies ops one by one, a replace of a key its
+// object lacks setting the key, as kube-apiserver's json-patch (v4) does
+// and v5 does not. kubectl rollout undo relies on it: it replaces
+// /metadata/annotations whether or not the object has any. Only a patch
+// that failed on a missing path comes here.
+func applyReplacingMissingKeys(doc []byte, ops jsonpatch.Patch) ([]byte, error) {
+	for _, op := range ops {
+		next, err := jsonpatch.Patch{op}.ApplyWithOptions(doc, jsonPatchOptions())
+		if errors.Is(err, jsonpatch.ErrMissing) && op.Kind() == "replace" {
+			if path, perr := op.Path(); perr == nil && parentIsObjectWithout(doc, path) {
+				add := maps.Clone(op)
+				kind := json.RawMessage(`"add"`)
+				add["op"] = &kind
+				next, err = jsonpatch.Patch{add}.ApplyWithOptions(doc, jsonPatchOptions())
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		doc = next
+	}
+	return doc, nil
+}
+
+// parentIsObjectWithout reports whether the JSON pointer path names a key
+// that an existing object of doc lacks.
+func parentIsObjectWithout(doc []byte, path string) bool {
+	var node any
+	if json.Unmarshal(doc, &node) != nil || !strings.HasPrefix(path, "/") {
+		return false
+	}
+	tokens := strings.Split(path[1:], "/")
+	for i, t := range tokens {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		switch n := node.(type) {
+		case map[string]any:
+			child, ok := n[t]
+			if i == len(tokens)-1 {
+				return !ok
+			}
+			if !ok {
+				return false
+			}
+			node = child
+		case []any:
+			k, err := strconv.Atoi(t)
+			if err != nil || k < 0 || k >= len(n) || i == len(tokens)-1 {
+				return false
+			}
+			node = n[k]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // applyMergePatch applies a JSON merge patch to doc; a patch that is not a

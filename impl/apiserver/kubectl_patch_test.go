@@ -87,6 +87,12 @@ spec:
 	if d := get(); !reflect.DeepEqual(envOf(d.Spec.Template.Spec.Containers[0]), []string{"B=2"}) || d.Labels["tier"] != "front" {
 		t.Fatalf("after JSON and merge patches: env %v labels %v", envOf(d.Spec.Template.Spec.Containers[0]), d.Labels)
 	}
+	// A JSON patch may replace a key the object lacks, as kube-apiserver's
+	// json-patch lets it (kubectl rollout undo replaces annotations so).
+	k.run("patch", "deployment", "web", "--type=json", "-p", `[{"op":"replace","path":"/spec/template/metadata/annotations","value":{"note":"x"}}]`)
+	if a := get().Spec.Template.Annotations; a["note"] != "x" {
+		t.Fatalf("template annotations after a JSON patch's replace of a missing key: %v", a)
+	}
 
 	// Client-side apply of a changed manifest: the sidecar goes, env B
 	// goes and D comes, the volume's source changes (volumes retain keys,

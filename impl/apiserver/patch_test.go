@@ -57,6 +57,13 @@ func TestJSONPatchOperations(t *testing.T) {
 		// TestJSONPatch "valid-negative-index-patch").
 		{`[{"op":"remove","path":"/a/c/-1"}]`, `{"a":{"b":1,"c":[1,2]},"d":"x"}`},
 		{`[{"op":"test","path":"/a/c/-3","value":1}]`, doc},
+		// kube-apiserver's json-patch (v4) lets replace set a key its
+		// object lacks (k8s.io/apiserver handlers/rest_test.go
+		// "replace-missing-path-allowed"); kubectl rollout undo replaces
+		// /metadata/annotations whether or not there are any.
+		{`[{"op":"replace","path":"/a/zz","value":1}]`, `{"a":{"b":1,"c":[1,2,3],"zz":1},"d":"x"}`},
+		{`[{"op":"replace","path":"/d","value":"y"},{"op":"replace","path":"/e~1f","value":{}},{"op":"add","path":"/e~1f/g","value":2}]`,
+			`{"a":{"b":1,"c":[1,2,3]},"d":"y","e/f":{"g":2}}`},
 	}
 	for _, c := range cases {
 		got, err := applyJSONPatch([]byte(doc), []byte(c.patch))
@@ -70,10 +77,10 @@ func TestJSONPatchOperations(t *testing.T) {
 	for _, bad := range []string{
 		`[{"op":"test","path":"/d","value":"z"}]`,
 		`[{"op":"remove","path":"/nope"}]`,
-		// kube-apiserver's json-patch v4 lets replace add a missing key
-		// (rest_test.go "replace-missing-path-allowed"); v5 follows RFC
-		// 6902 and refuses it.
-		`[{"op":"replace","path":"/a/zz","value":1}]`,
+		// A replace still needs its parent, and an index in range.
+		`[{"op":"replace","path":"/zz/a","value":1}]`,
+		`[{"op":"replace","path":"/a/c/3","value":1}]`,
+		`[{"op":"replace","path":"/a/zz","value":1},{"op":"test","path":"/a/zz","value":2}]`,
 		`[{"op":"add","path":"/a/c/7","value":1}]`,
 		`[{"op":"remove","path":"/a/c/-4"}]`,
 		`[{"op":"move","from":"/a","path":"/a/b/x"}]`,
