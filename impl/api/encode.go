@@ -8,8 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The encoder writes what json.Marshal writes for the API types, byte for
@@ -248,23 +246,7 @@ func appendFields(b []byte, p *encPlan, ptr unsafe.Pointer, first bool) ([]byte,
 }
 
 func appendStringMap(b []byte, m map[string]string) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(appendString(b, k), ':')
-		b = appendString(b, m[k])
-	}
-	return append(b, '}')
+	return appendSortedMap(b, m, appendString)
 }
 
 // appendQuantity appends what q's MarshalJSON writes, reading q only: q
@@ -276,12 +258,18 @@ func appendQuantity(b []byte, q *Quantity) []byte {
 }
 
 func appendResourceList(b []byte, l ResourceList) []byte {
-	if l == nil {
+	return appendSortedMap(b, l, func(b []byte, q Quantity) []byte { return appendQuantity(b, &q) })
+}
+
+// appendSortedMap encodes m as encoding/json does: null when nil, keys in
+// order (string keys need no key escaping beyond appendString's).
+func appendSortedMap[K ~string, V any](b []byte, m map[K]V, appendValue func([]byte, V) []byte) []byte {
+	if m == nil {
 		return append(b, "null"...)
 	}
-	var buf [8]corev1.ResourceName
+	var buf [8]K
 	keys := buf[:0]
-	for k := range l {
+	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
@@ -291,8 +279,7 @@ func appendResourceList(b []byte, l ResourceList) []byte {
 			b = append(b, ',')
 		}
 		b = append(appendString(b, string(k)), ':')
-		q := l[k]
-		b = appendQuantity(b, &q)
+		b = appendValue(b, m[k])
 	}
 	return append(b, '}')
 }
