@@ -59,7 +59,7 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 		if live != nil && unchangedBy(live, obj) {
 			// As in Kubernetes, an apply that changes nothing writes
 			// nothing: the resourceVersion stays.
-			writeJSON(w, http.StatusOK, live)
+			writeObject(w, r, http.StatusOK, live)
 			return
 		}
 		var out api.Object
@@ -80,7 +80,7 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, code, out)
+		writeObject(w, r, code, out)
 		return
 	}
 }

@@ -28,5 +28,5 @@ func (s *Server) serveFinalize(w http.ResponseWriter, r *http.Request, rt route)
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeObject(w, r, http.StatusOK, out)
 }

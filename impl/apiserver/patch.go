@@ -71,7 +71,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeObject(w, r, http.StatusOK, out)
 		return
 	}
 }

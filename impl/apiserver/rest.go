@@ -113,7 +113,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if !wantsTable(r) {
+	if negotiateOutput(r) == asObject {
 		raw, ok, err := s.reg.ListRaw(r.Context(), rt.Resource.Resource, rt.Namespace, o)
 		if err != nil {
 			writeError(w, err)
@@ -223,11 +223,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if wire != nil {
+	if wire != nil && negotiateOutput(r) == asObject {
 		writeBody(w, http.StatusCreated, append(wire, '\n'))
 		return
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeObject(w, r, http.StatusCreated, out)
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
@@ -245,7 +245,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeObject(w, r, http.StatusOK, out)
 }
 
 // deleteOptions merges the optional DeleteOptions body with the query
@@ -294,7 +294,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	// 200 even for a graceful delete that leaves the object, as Kubernetes
 	// answers unless orphanDependents=false was asked for.
-	writeJSON(w, http.StatusOK, out)
+	writeObject(w, r, http.StatusOK, out)
 }
 
 // deleteCollection deletes every object a list with the same query would
@@ -337,5 +337,5 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 		writeError(w, api.NewInternalError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, list)
+	writeObject(w, r, http.StatusOK, list)
 }

@@ -26,7 +26,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeObject(w, r, http.StatusOK, out)
 	case "patch":
 		s.servePatch(w, r, rt, patchTarget{
 			kind:  rt.Resource.Resource,
@@ -54,7 +54,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, rt route, ve
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, sc)
+		writeObject(w, r, http.StatusOK, sc)
 	case "update":
 		obj, err := decodeFor(r, rt, rt.Resource.Resource+"/scale")
 		if err != nil {
@@ -66,7 +66,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, rt route, ve
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeObject(w, r, http.StatusOK, out)
 	case "patch":
 		s.servePatch(w, r, rt, patchTarget{kind: rt.Resource.Resource + "/scale", get: get, write: write})
 	}

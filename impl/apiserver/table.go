@@ -41,34 +41,15 @@ type partialObjectMetadata struct {
 	Metadata     api.ObjectMeta `json:"metadata"`
 }
 
-// wantsTable: the client accepts application/json;as=Table;v=v1;g=meta.k8s.io.
-func wantsTable(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		params := strings.Split(part, ";")
-		if strings.TrimSpace(params[0]) != "application/json" {
-			continue
-		}
-		got := map[string]string{}
-		for _, p := range params[1:] {
-			k, v, _ := strings.Cut(p, "=")
-			got[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-		if got["as"] == "Table" && got["g"] == "meta.k8s.io" && got["v"] == "v1" {
-			return true
-		}
-	}
-	return false
-}
-
-// writeObject writes obj (an object or a list), as a Table when asked.
+// writeObject writes obj (an object, a list or a Status) converted as the
+// client negotiated (a Table, PartialObjectMetadata).
 func writeObject(w http.ResponseWriter, r *http.Request, code int, obj any) {
-	if wantsTable(r) {
-		if t, ok := toTable(r, obj); ok {
-			writeJSON(w, code, t)
-			return
-		}
+	out, err := convertOutput(r, negotiateOutput(r), obj)
+	if err != nil {
+		writeError(w, err)
+		return
 	}
-	writeJSON(w, code, obj)
+	writeJSON(w, code, out)
 }
 
 func toTable(r *http.Request, obj any) (*table, bool) {
@@ -95,8 +76,7 @@ func toTable(r *http.Request, obj any) (*table, bool) {
 		case "Object":
 			row.Object = it
 		default:
-			row.Object = partialObjectMetadata{TypeMeta: api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-				Metadata: *it.GetObjectMeta()}
+			row.Object = partialOf(it)
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -29,6 +29,12 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
+	as := negotiateOutput(r)
+	if as == asPartialList {
+		// A watch's events carry objects, never lists.
+		writeError(w, notAcceptable("you requested PartialObjectMetadataList, but the requested object is not a list (watch events)"))
+		return
+	}
 	if rt.Name != "" { // GET .../pods/web?watch=true watches one object
 		lo.FieldSelector = strings.Trim(lo.FieldSelector+",metadata.name="+rt.Name, ",")
 	}
@@ -102,11 +108,17 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	enc := json.NewEncoder(w)
 	lastRV := lo.ResourceVersion
-	asTable := wantsTable(r)
 	send := func(t api.EventType, obj any) bool {
-		if asTable && (t == api.EventAdded || t == api.EventModified || t == api.EventDeleted) {
+		switch {
+		case as == asTable && (t == api.EventAdded || t == api.EventModified || t == api.EventDeleted):
 			if tb, ok := toTable(r, obj); ok {
 				obj = tb
+			}
+		case as == asPartial && t != api.EventError:
+			// Bookmarks too: a metadata informer decodes every event's
+			// object as PartialObjectMetadata.
+			if o, ok := obj.(api.Object); ok {
+				obj = partialOf(o)
 			}
 		}
 		b, err := api.Marshal(obj)
