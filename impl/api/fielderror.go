@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // FieldError is one invalid field, reported as one StatusCause.
@@ -163,10 +165,25 @@ func (p fieldPath) key(k string) fieldPath { return p + fieldPath("["+k+"]") }
 
 func (p fieldPath) String() string { return string(p) }
 
+// path is p for apimachinery's validators; its String gives p back.
+func (p fieldPath) path() *field.Path { return field.NewPath(string(p)) }
+
 // errs collects field errors during one validation pass.
 type errs struct{ list FieldErrors }
 
 func (e *errs) add(fe ...*FieldError) { e.list = append(e.list, fe...) }
+
+// addList takes in what apimachinery's validators return; the error types
+// are the cause types, spelled the same.
+func (e *errs) addList(l field.ErrorList) {
+	for _, fe := range l {
+		v := fe.BadValue
+		if _, ok := v.(field.OmitValueType); ok {
+			v = omitValue{}
+		}
+		e.add(&FieldError{Type: CauseType(fe.Type), Field: fe.Field, BadValue: v, Detail: fe.Detail})
+	}
+}
 
 func (e *errs) required(p fieldPath, detail string) { e.add(FieldRequired(p.String(), detail)) }
 

@@ -34,7 +34,7 @@ func IntOrStringPtr(v IntOrString) *IntOrString { return &v }
 // percentOf is the NN of a "NN%" string IntOrString, as upstream's
 // validation reads it; ok is false for an integer or any other string.
 func percentOf(v IntOrString) (n int, ok bool) {
-	if v.Type != intstr.String || len(isValidPercent(v.StrVal)) > 0 {
+	if v.Type != intstr.String || len(validPercent(v.StrVal)) > 0 {
 		return 0, false
 	}
 	n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))

@@ -6,7 +6,12 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Validate checks obj as the apiserver does on create, after Default. It
@@ -87,34 +92,34 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 	e := &errs{}
 	switch o := obj.(type) {
 	case *Deployment:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateDeploymentSpec(e, &o.Spec, "spec")
 	case *ReplicaSet:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateReplicaSetSpec(e, &o.Spec, "spec")
 	case *Pod:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validatePodSpec(e, &o.Spec, "spec")
 	case *Node:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateNode(e, o)
 	case *Service:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1035Label)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNS1035Label)
 		validateServiceSpec(e, &o.Spec, "spec")
 	case *Endpoints:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateEndpointSubsets(e, o.Subsets, "subsets")
 	case *Namespace:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Label)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSLabel)
 		validateNamespaceFinalizers(e, o.Spec.Finalizers)
 	case *Event:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateEvent(e, o)
 	case *Binding:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateBinding(e, o)
 	case *Scale:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		e.nonNegative("spec.replicas", int64(o.Spec.Replicas))
 	default:
 		if validateStored(e, obj, km) || validateWorkload(e, obj, km) {
@@ -147,24 +152,26 @@ func isNilObject(obj Object) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-// validateMeta checks metadata on create. nameCheck is the kind's name
-// syntax.
-func validateMeta(e *errs, m *ObjectMeta, km kindMeta, nameCheck func(string) []string) {
+// validateMeta checks metadata on create, with upstream's pieces of
+// ValidateObjectMeta in its order. nameFn is the kind's name syntax. The
+// name is not required when generateName is set: converge validates
+// before it generates the name.
+func validateMeta(e *errs, m *ObjectMeta, km kindMeta, nameFn apivalidation.ValidateNameFunc) {
 	p := fieldPath("metadata")
+	if m.GenerateName != "" && !plainGenerateName(m.GenerateName) {
+		e.invalidEach(p.child("generateName"), m.GenerateName, nameFn(m.GenerateName, true))
+	}
 	if m.Name == "" && m.GenerateName == "" {
 		e.required(p.child("name"), "name or generateName is required")
 	}
-	if m.Name != "" {
-		e.invalidEach(p.child("name"), m.Name, nameCheck(m.Name))
-	}
-	if m.GenerateName != "" {
-		e.invalidEach(p.child("generateName"), m.GenerateName, nameCheck(maskTrailingDash(m.GenerateName)))
+	if m.Name != "" && !plainName(m.Name) {
+		e.invalidEach(p.child("name"), m.Name, nameFn(m.Name, false))
 	}
 	if km.namespaced {
 		if m.Namespace == "" {
 			e.required(p.child("namespace"), "")
-		} else {
-			e.invalidEach(p.child("namespace"), m.Namespace, isDNS1123Label(m.Namespace))
+		} else if !plainName(m.Namespace) {
+			e.invalidEach(p.child("namespace"), m.Namespace, apivalidation.ValidateNamespaceName(m.Namespace, false))
 		}
 	} else if m.Namespace != "" {
 		e.forbidden(p.child("namespace"), "not allowed on this type")
@@ -173,8 +180,8 @@ func validateMeta(e *errs, m *ObjectMeta, km kindMeta, nameCheck func(string) []
 	validateLabels(e, m.Labels, p.child("labels"))
 	validateAnnotations(e, m.Annotations, p.child("annotations"))
 	validateOwnerReferences(e, m.OwnerReferences, p.child("ownerReferences"))
-	for i, f := range m.Finalizers {
-		e.invalidEach(p.child("finalizers").index(i), f, isQualifiedName(f))
+	if len(m.Finalizers) > 0 {
+		e.addList(apivalidation.ValidateFinalizers(m.Finalizers, p.child("finalizers").path()))
 	}
 }
 
@@ -187,47 +194,54 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func validateLabels(e *errs, labels map[string]string, p fieldPath) {
-	for _, k := range sortedKeys(labels) {
-		e.invalidEach(p, k, isQualifiedName(k))
-		e.invalidEach(p, labels[k], isValidLabelValue(labels[k]))
+// inKeyOrder runs an upstream check of a whole map. It ranges over the map,
+// so when it finds more than one problem the keys are checked again one by
+// one in sorted order, for the same list every time; whole-map errors (the
+// annotations' total size) come last.
+func inKeyOrder(e *errs, m map[string]string, check func(map[string]string) field.ErrorList) {
+	if len(m) == 0 {
+		return
 	}
+	all := check(m)
+	if len(all) <= 1 {
+		e.addList(all)
+		return
+	}
+	for _, k := range sortedKeys(m) {
+		for _, fe := range check(map[string]string{k: m[k]}) {
+			if fe.Type != field.ErrorTypeTooLong {
+				e.addList(field.ErrorList{fe})
+			}
+		}
+	}
+	for _, fe := range all {
+		if fe.Type == field.ErrorTypeTooLong {
+			e.addList(field.ErrorList{fe})
+		}
+	}
+}
+
+func validateLabels(e *errs, labels map[string]string, p fieldPath) {
+	if labelsHaveShape(labels) {
+		return
+	}
+	inKeyOrder(e, labels, func(m map[string]string) field.ErrorList { return metav1validation.ValidateLabels(m, p.path()) })
 }
 
 func validateAnnotations(e *errs, ann map[string]string, p fieldPath) {
-	total := 0
-	for _, k := range sortedKeys(ann) {
-		e.invalidEach(p, k, isQualifiedName(strings.ToLower(k)))
-		total += len(k) + len(ann[k])
-	}
-	if total > totalAnnotationBytes {
-		e.add(FieldTooLong(p.String(), totalAnnotationBytes))
-	}
+	inKeyOrder(e, ann, func(m map[string]string) field.ErrorList { return apivalidation.ValidateAnnotations(m, p.path()) })
 }
 
 func validateOwnerReferences(e *errs, refs []OwnerReference, p fieldPath) {
-	var controllers []string
+	if len(refs) == 0 {
+		return
+	}
+	up := make([]metav1.OwnerReference, len(refs))
 	for i, r := range refs {
-		ip := p.index(i)
-		if r.APIVersion == "" {
-			e.invalid(ip.child("apiVersion"), r.APIVersion, "version must not be empty")
-		}
-		if r.Kind == "" {
-			e.invalid(ip.child("kind"), r.Kind, "kind must not be empty")
-		}
-		if r.Name == "" {
-			e.invalid(ip.child("name"), r.Name, "name must not be empty")
-		}
-		if r.UID == "" {
-			e.invalid(ip.child("uid"), r.UID, "uid must not be empty")
-		}
-		if r.Controller != nil && *r.Controller {
-			controllers = append(controllers, fmt.Sprintf("%s/%s", r.Kind, r.Name))
-		}
+		up[i] = metav1.OwnerReference{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: types.UID(r.UID),
+			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion}
 	}
-	if len(controllers) > 1 {
-		e.invalid(p, refs, fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s", strings.Join(controllers, " and ")))
-	}
+	e.addList(apivalidation.ValidateOwnerReferences(up, p.path()))
 }
 
 func validateMetaUpdate(e *errs, old, m *ObjectMeta) {

@@ -1,6 +1,10 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+)
 
 func validateDeploymentSpec(e *errs, s *DeploymentSpec, p fieldPath) {
 	if s.Replicas != nil {
@@ -70,26 +74,13 @@ func validatePodTemplate(e *errs, t *PodTemplateSpec, p fieldPath) {
 	validatePodSpec(e, &t.Spec, p.child("spec"))
 }
 
+// validateLabelSelector is upstream's ValidateLabelSelector, with the
+// matchLabels checked in key order (see inKeyOrder).
 func validateLabelSelector(e *errs, s *LabelSelector, p fieldPath) {
 	validateLabels(e, s.MatchLabels, p.child("matchLabels"))
-	for i, r := range s.MatchExpressions {
-		ip := p.child("matchExpressions").index(i)
-		switch r.Operator {
-		case LabelSelectorOpIn, LabelSelectorOpNotIn:
-			if len(r.Values) == 0 {
-				e.required(ip.child("values"), "must be specified when `operator` is 'In' or 'NotIn'")
-			}
-		case LabelSelectorOpExists, LabelSelectorOpDoesNotExist:
-			if len(r.Values) > 0 {
-				e.forbidden(ip.child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
-			}
-		default:
-			e.invalid(ip.child("operator"), string(r.Operator), "not a valid selector operator")
-		}
-		e.invalidEach(ip.child("key"), r.Key, isQualifiedName(r.Key))
-		for j, v := range r.Values {
-			e.invalidEach(ip.child("values").index(j), v, isValidLabelValue(v))
-		}
+	if len(s.MatchExpressions) > 0 {
+		exprs := &LabelSelector{MatchExpressions: s.MatchExpressions}
+		e.addList(metav1validation.ValidateLabelSelector(exprs, metav1validation.LabelSelectorValidationOptions{}, p.path()))
 	}
 }
 
@@ -137,7 +128,7 @@ func validateIntOrPercent(e *errs, v *IntOrString, p fieldPath) {
 	}
 	switch v.Type {
 	case StringValue:
-		e.invalidEach(p, *v, isValidPercent(v.StrVal))
+		e.invalidEach(p, *v, validPercent(v.StrVal))
 	case IntValue:
 		e.nonNegative(p, int64(v.IntVal))
 	default:

@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 var supportedServiceTypes = []ServiceType{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}
@@ -28,20 +32,20 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 		if len(s.Ports) > 1 && sp.Name == "" {
 			e.required(ip.child("name"), "")
 		} else if sp.Name != "" {
-			e.invalidEach(ip.child("name"), sp.Name, isDNS1123Label(sp.Name))
+			e.invalidEach(ip.child("name"), sp.Name, dns1123Label(sp.Name))
 			if names[sp.Name] {
 				e.duplicate(ip.child("name"), sp.Name)
 			}
 			names[sp.Name] = true
 		}
-		e.invalidEach(ip.child("port"), int64(sp.Port), isValidPortNum(int(sp.Port)))
+		e.invalidEach(ip.child("port"), int64(sp.Port), validation.IsValidPortNum(int(sp.Port)))
 		validateProtocol(e, sp.Protocol, ip.child("protocol"))
 		validatePortNumOrName(e, sp.TargetPort, ip.child("targetPort"))
 		if sp.AppProtocol != nil {
-			e.invalidEach(ip.child("appProtocol"), *sp.AppProtocol, isQualifiedName(*sp.AppProtocol))
+			e.invalidEach(ip.child("appProtocol"), *sp.AppProtocol, content.IsLabelKey(*sp.AppProtocol))
 		}
 		if sp.NodePort != 0 {
-			e.invalidEach(ip.child("nodePort"), int64(sp.NodePort), isValidPortNum(int(sp.NodePort)))
+			e.invalidEach(ip.child("nodePort"), int64(sp.NodePort), validation.IsValidPortNum(int(sp.NodePort)))
 			if s.Type != ServiceTypeNodePort && s.Type != ServiceTypeLoadBalancer && s.Type != "" {
 				e.forbidden(ip.child("nodePort"), fmt.Sprintf("may not be used when `type` is '%s'", s.Type))
 			}
@@ -61,11 +65,11 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 		notSupported(e, p.child("sessionAffinity"), s.SessionAffinity, []string{"ClientIP", "None"})
 	}
 	if s.ClusterIP != "" && s.ClusterIP != ClusterIPNone {
-		e.invalidEach(p.child("clusterIP"), s.ClusterIP, isValidIP(s.ClusterIP))
+		e.addList(legacyIP(p.child("clusterIP"), s.ClusterIP))
 	}
 	for i, ip := range s.ClusterIPs {
 		if ip != ClusterIPNone {
-			for range isValidIP(ip) {
+			for range legacyIP(p.child("clusterIPs").index(i), ip) {
 				e.invalid(p.child("clusterIPs").index(i), ip, "must be empty, 'None', or a valid IP address")
 			}
 		}
@@ -83,7 +87,7 @@ func validateServiceSpec(e *errs, s *ServiceSpec, p fieldPath) {
 		if s.ExternalName == "" {
 			e.required(p.child("externalName"), "")
 		} else {
-			e.invalidEach(p.child("externalName"), s.ExternalName, isDNS1123Subdomain(s.ExternalName))
+			e.invalidEach(p.child("externalName"), s.ExternalName, dns1123Subdomain(s.ExternalName))
 		}
 	}
 }
@@ -135,7 +139,7 @@ func validateServiceTraffic(e *errs, s *ServiceSpec, p fieldPath) {
 		if !needsHealthCheck {
 			e.invalid(p.child("healthCheckNodePort"), s.HealthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'")
 		} else {
-			e.invalidEach(p.child("healthCheckNodePort"), int64(s.HealthCheckNodePort), isValidPortNum(int(s.HealthCheckNodePort)))
+			e.invalidEach(p.child("healthCheckNodePort"), int64(s.HealthCheckNodePort), validation.IsValidPortNum(int(s.HealthCheckNodePort)))
 		}
 	}
 	itp := p.child("internalTrafficPolicy")
@@ -172,7 +176,7 @@ func validateServiceTraffic(e *errs, s *ServiceSpec, p fieldPath) {
 		if !lb {
 			e.forbidden(p.child("loadBalancerClass"), lbOnly)
 		} else {
-			e.invalidEach(p.child("loadBalancerClass"), *s.LoadBalancerClass, isQualifiedName(*s.LoadBalancerClass))
+			e.invalidEach(p.child("loadBalancerClass"), *s.LoadBalancerClass, content.IsLabelKey(*s.LoadBalancerClass))
 		}
 	}
 	if s.IPFamilyPolicy != nil {
@@ -196,6 +200,14 @@ func validateServiceTraffic(e *errs, s *ServiceSpec, p fieldPath) {
 	}
 }
 
+// strictIPCIDR is the StrictIPCIDRValidation gate, off by default upstream:
+// these fields take IPs and CIDRs as the apiserver's legacy parsing does.
+const strictIPCIDR = false
+
+func legacyIP(p fieldPath, ip string) field.ErrorList {
+	return validation.IsValidIPForLegacyField(p.path(), ip, strictIPCIDR, nil)
+}
+
 func validateEndpointSubsets(e *errs, subsets []EndpointSubset, p fieldPath) {
 	for i, ss := range subsets {
 		ip := p.index(i)
@@ -213,34 +225,34 @@ func validateEndpointSubsets(e *errs, subsets []EndpointSubset, p fieldPath) {
 			if len(ss.Ports) > 1 && port.Name == "" {
 				e.required(pp.child("name"), "")
 			} else if port.Name != "" {
-				e.invalidEach(pp.child("name"), port.Name, isDNS1123Label(port.Name))
+				e.invalidEach(pp.child("name"), port.Name, dns1123Label(port.Name))
 			}
-			e.invalidEach(pp.child("port"), int64(port.Port), isValidPortNum(int(port.Port)))
+			e.invalidEach(pp.child("port"), int64(port.Port), validation.IsValidPortNum(int(port.Port)))
 			validateProtocol(e, port.Protocol, pp.child("protocol"))
 			if port.AppProtocol != nil {
-				e.invalidEach(pp.child("appProtocol"), *port.AppProtocol, isQualifiedName(*port.AppProtocol))
+				e.invalidEach(pp.child("appProtocol"), *port.AppProtocol, content.IsLabelKey(*port.AppProtocol))
 			}
 		}
 	}
 }
 
 func validateEndpointAddress(e *errs, a *EndpointAddress, p fieldPath) {
-	e.invalidEach(p.child("ip"), a.IP, isValidIP(a.IP))
+	e.addList(legacyIP(p.child("ip"), a.IP))
 	if a.Hostname != "" {
-		e.invalidEach(p.child("hostname"), a.Hostname, isDNS1123Label(a.Hostname))
+		e.invalidEach(p.child("hostname"), a.Hostname, dns1123Label(a.Hostname))
 	}
 	if a.NodeName != "" {
-		e.invalidEach(p.child("nodeName"), a.NodeName, isDNS1123Subdomain(a.NodeName))
+		e.invalidEach(p.child("nodeName"), a.NodeName, dns1123Subdomain(a.NodeName))
 	}
 }
 
 func validateNode(e *errs, n *Node) {
 	sp := fieldPath("spec")
 	if n.Spec.PodCIDR != "" {
-		e.invalidEach(sp.child("podCIDR"), n.Spec.PodCIDR, isValidCIDR(n.Spec.PodCIDR))
+		e.addList(validation.IsValidCIDRForLegacyField(sp.child("podCIDR").path(), n.Spec.PodCIDR, strictIPCIDR, nil))
 	}
 	for i, c := range n.Spec.PodCIDRs {
-		e.invalidEach(sp.child("podCIDRs").index(i), c, isValidCIDR(c))
+		e.addList(validation.IsValidCIDRForLegacyField(sp.child("podCIDRs").index(i).path(), c, strictIPCIDR, nil))
 	}
 	if len(n.Spec.PodCIDRs) > 0 && n.Spec.PodCIDR != "" && n.Spec.PodCIDRs[0] != n.Spec.PodCIDR {
 		e.invalid(sp.child("podCIDRs"), n.Spec.PodCIDRs, "first value must match `podCIDR`")
@@ -249,8 +261,8 @@ func validateNode(e *errs, n *Node) {
 	seen := map[taintKey]bool{}
 	for i, t := range n.Spec.Taints {
 		ip := sp.child("taints").index(i)
-		e.invalidEach(ip.child("key"), t.Key, isQualifiedName(t.Key))
-		if msgs := isValidLabelValue(t.Value); len(msgs) > 0 {
+		e.invalidEach(ip.child("key"), t.Key, content.IsLabelKey(t.Key))
+		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
 			e.invalid(ip.child("value"), t.Value, strings.Join(msgs, ";"))
 		}
 		validateTaintEffect(e, t.Effect, ip.child("effect"))
@@ -299,7 +311,7 @@ func validateBinding(e *errs, b *Binding) {
 	if b.Target.Name == "" {
 		e.required("target.name", "")
 	} else {
-		e.invalidEach("target.name", b.Target.Name, isDNS1123Subdomain(b.Target.Name))
+		e.invalidEach("target.name", b.Target.Name, dns1123Subdomain(b.Target.Name))
 	}
 }
 
@@ -313,7 +325,7 @@ var standardFinalizers = map[string]bool{"kubernetes": true, "orphan": true, "fo
 func validateNamespaceFinalizers(e *errs, fs []string) {
 	p := fieldPath("spec").child("finalizers")
 	for i, f := range fs {
-		e.invalidEach(p.index(i), f, isQualifiedName(f))
+		e.addList(apivalidation.ValidateFinalizerName(f, p.index(i).path()))
 		if !strings.Contains(f, "/") && !standardFinalizers[f] {
 			e.invalid(p.index(i), f, "name is neither a standard finalizer name nor is it fully qualified")
 		}

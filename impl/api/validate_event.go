@@ -1,6 +1,10 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
+)
 
 // Length limits Kubernetes puts on events that carry an eventTime (the
 // events.k8s.io-style fields); legacy events are not bounded.
@@ -38,7 +42,7 @@ func validateEvent(e *errs, ev *Event) {
 		if ev.ReportingController == "" {
 			e.required("reportingComponent", "")
 		} else {
-			e.invalidEach("reportingComponent", ev.ReportingController, isQualifiedName(ev.ReportingController))
+			e.invalidEach("reportingComponent", ev.ReportingController, content.IsLabelKey(ev.ReportingController))
 		}
 		requiredBounded(e, "reportingInstance", ev.ReportingInstance, eventReportingInstanceMax)
 		requiredBounded(e, "action", ev.Action, eventActionMax)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 var (
@@ -36,16 +38,16 @@ func validatePodSpec(e *errs, s *PodSpec, p fieldPath) {
 	}
 	validateLabels(e, s.NodeSelector, p.child("nodeSelector"))
 	if s.NodeName != "" {
-		e.invalidEach(p.child("nodeName"), s.NodeName, isDNS1123Subdomain(s.NodeName))
+		e.invalidEach(p.child("nodeName"), s.NodeName, dns1123Subdomain(s.NodeName))
 	}
 	if s.ServiceAccountName != "" {
-		e.invalidEach(p.child("serviceAccountName"), s.ServiceAccountName, isDNS1123Subdomain(s.ServiceAccountName))
+		e.invalidEach(p.child("serviceAccountName"), s.ServiceAccountName, dns1123Subdomain(s.ServiceAccountName))
 	}
 	if s.Hostname != "" {
-		e.invalidEach(p.child("hostname"), s.Hostname, isDNS1123Label(s.Hostname))
+		e.invalidEach(p.child("hostname"), s.Hostname, dns1123Label(s.Hostname))
 	}
 	if s.Subdomain != "" {
-		e.invalidEach(p.child("subdomain"), s.Subdomain, isDNS1123Label(s.Subdomain))
+		e.invalidEach(p.child("subdomain"), s.Subdomain, dns1123Label(s.Subdomain))
 	}
 	if s.TerminationGracePeriodSeconds != nil {
 		e.nonNegative(p.child("terminationGracePeriodSeconds"), *s.TerminationGracePeriodSeconds)
@@ -54,7 +56,7 @@ func validatePodSpec(e *errs, s *PodSpec, p fieldPath) {
 		e.invalid(p.child("activeDeadlineSeconds"), *s.ActiveDeadlineSeconds, "must be between 1 and 2147483647, inclusive")
 	}
 	if s.SchedulerName != "" {
-		e.invalidEach(p.child("schedulerName"), s.SchedulerName, isDNS1123Subdomain(s.SchedulerName))
+		e.invalidEach(p.child("schedulerName"), s.SchedulerName, dns1123Subdomain(s.SchedulerName))
 	}
 	validateTolerations(e, s.Tolerations, p.child("tolerations"))
 	validateVolumes(e, s, p)
@@ -108,7 +110,7 @@ func validateVolumes(e *errs, s *PodSpec, p fieldPath) {
 		case volumes[v.Name]:
 			e.duplicate(vp, v.Name)
 		default:
-			e.invalidEach(vp, v.Name, isDNS1123Label(v.Name))
+			e.invalidEach(vp, v.Name, dns1123Label(v.Name))
 		}
 		volumes[v.Name] = true
 	}
@@ -167,7 +169,7 @@ func validateContainers(e *errs, cs []Container, p fieldPath) {
 		if c.Name == "" {
 			e.required(np, "")
 		} else {
-			e.invalidEach(np, c.Name, isDNS1123Label(c.Name))
+			e.invalidEach(np, c.Name, dns1123Label(c.Name))
 		}
 		if names[c.Name] {
 			e.duplicate(np, c.Name)
@@ -184,7 +186,7 @@ func validateContainers(e *errs, cs []Container, p fieldPath) {
 			if env.Name == "" {
 				e.required(ep, "")
 			} else {
-				e.invalidEach(ep, env.Name, isEnvVarName(env.Name))
+				e.invalidEach(ep, env.Name, validation.IsEnvVarName(env.Name))
 			}
 		}
 		validateResources(e, &c.Resources, ip.child("resources"))
@@ -218,7 +220,7 @@ func validateContainerPorts(e *errs, ports []ContainerPort, p fieldPath, names m
 	for i, port := range ports {
 		ip := p.index(i)
 		if port.Name != "" {
-			if msgs := isValidPortName(port.Name); len(msgs) > 0 {
+			if msgs := validation.IsValidPortName(port.Name); len(msgs) > 0 {
 				e.invalidEach(ip.child("name"), port.Name, msgs)
 			} else if names[port.Name] {
 				e.duplicate(ip.child("name"), port.Name)
@@ -229,10 +231,10 @@ func validateContainerPorts(e *errs, ports []ContainerPort, p fieldPath, names m
 		if port.ContainerPort == 0 {
 			e.required(ip.child("containerPort"), "")
 		} else {
-			e.invalidEach(ip.child("containerPort"), int64(port.ContainerPort), isValidPortNum(int(port.ContainerPort)))
+			e.invalidEach(ip.child("containerPort"), int64(port.ContainerPort), validation.IsValidPortNum(int(port.ContainerPort)))
 		}
 		if port.HostPort != 0 {
-			e.invalidEach(ip.child("hostPort"), int64(port.HostPort), isValidPortNum(int(port.HostPort)))
+			e.invalidEach(ip.child("hostPort"), int64(port.HostPort), validation.IsValidPortNum(int(port.HostPort)))
 		}
 		validateProtocol(e, port.Protocol, ip.child("protocol"))
 	}
@@ -276,7 +278,7 @@ func validateResourceEntry(e *errs, name corev1.ResourceName, q Quantity, p fiel
 	if n := string(name); !strings.Contains(n, "/") && !standardContainerResources[n] && !strings.HasPrefix(n, "hugepages-") {
 		e.invalid(p, n, "must be a standard resource type or fully qualified")
 		ok = false
-	} else if msgs := isQualifiedName(n); len(msgs) > 0 {
+	} else if msgs := content.IsLabelKey(n); len(msgs) > 0 {
 		e.invalidEach(p, n, msgs)
 		ok = false
 	}
@@ -352,17 +354,17 @@ func validateHTTPGet(e *errs, h *HTTPGetAction, p fieldPath) {
 // validatePortNumOrName accepts a port number or an IANA service name.
 func validatePortNumOrName(e *errs, port IntOrString, p fieldPath) {
 	if port.Type == StringValue {
-		e.invalidEach(p, port.StrVal, isValidPortName(port.StrVal))
+		e.invalidEach(p, port.StrVal, validation.IsValidPortName(port.StrVal))
 		return
 	}
-	e.invalidEach(p, int64(port.IntVal), isValidPortNum(int(port.IntVal)))
+	e.invalidEach(p, int64(port.IntVal), validation.IsValidPortNum(int(port.IntVal)))
 }
 
 func validateTolerations(e *errs, ts []Toleration, p fieldPath) {
 	for i, t := range ts {
 		ip := p.index(i)
 		if t.Key != "" {
-			e.invalidEach(ip.child("key"), t.Key, isQualifiedName(t.Key))
+			e.invalidEach(ip.child("key"), t.Key, content.IsLabelKey(t.Key))
 		}
 		if t.Key == "" && t.Operator != TolerationOpExists {
 			e.invalid(ip.child("operator"), string(t.Operator), "operator must be Exists when `key` is empty, which means \"match all values and all keys\"")
@@ -372,7 +374,7 @@ func validateTolerations(e *errs, ts []Toleration, p fieldPath) {
 		}
 		switch t.Operator {
 		case TolerationOpEqual, "":
-			if msgs := isValidLabelValue(t.Value); len(msgs) > 0 {
+			if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
 				e.invalid(ip.child("operator"), t.Value, strings.Join(msgs, ";"))
 			}
 		case TolerationOpExists:

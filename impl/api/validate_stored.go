@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -22,7 +23,7 @@ const immutableDetail = "field is immutable when `immutable` is set"
 func validateStored(e *errs, obj Object, km kindMeta) bool {
 	switch o := obj.(type) {
 	case *ConfigMap:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		size := 0
 		for _, k := range sortedKeys(o.Data) {
 			e.invalidEach(fieldPath("data").key(k), k, validation.IsConfigMapKey(k))
@@ -39,12 +40,12 @@ func validateStored(e *errs, obj Object, km kindMeta) bool {
 			e.add(FieldTooLong("", maxDataBytes))
 		}
 	case *Secret:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateSecret(e, o)
 	case *ServiceAccount:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 	case *Lease:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		if d := o.Spec.LeaseDurationSeconds; d != nil && *d <= 0 {
 			e.invalid("spec.leaseDurationSeconds", *d, "must be greater than 0")
 		}

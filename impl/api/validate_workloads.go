@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -38,10 +39,10 @@ const (
 func validateWorkload(e *errs, obj Object, km kindMeta) bool {
 	switch o := obj.(type) {
 	case *PersistentVolumeClaim:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateClaimSpec(e, &o.Spec, "spec")
 	case *StatefulSet:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Label)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSLabel)
 		s, p := &o.Spec, fieldPath("spec")
 		if s.PodManagementPolicy != appsv1.OrderedReadyPodManagement && s.PodManagementPolicy != appsv1.ParallelPodManagement {
 			notSupported(e, p.child("podManagementPolicy"), string(s.PodManagementPolicy), supportedPodPolicies)
@@ -65,12 +66,12 @@ func validateWorkload(e *errs, obj Object, km kindMeta) bool {
 		}
 		validateKubeWorkload(e, s.Selector, &t, p, "statefulset", true)
 	case *DaemonSet:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		s, p := &o.Spec, fieldPath("spec")
 		e.nonNegative(p.child("minReadySeconds"), int64(s.MinReadySeconds))
 		validateKubeWorkload(e, s.Selector, &s.Template, p, "daemonset", true)
 	case *Job:
-		validateMeta(e, &o.ObjectMeta, km, isDNS1123Subdomain)
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateJob(e, o)
 	default:
 		return false
@@ -96,7 +97,7 @@ func validateClaimSpec(e *errs, s *corev1.PersistentVolumeClaimSpec, p fieldPath
 		e.invalid(p.child("resources").key(string(corev1.ResourceStorage)), storage.String(), "must be greater than zero")
 	}
 	if c := s.StorageClassName; c != nil && *c != "" {
-		e.invalidEach(p.child("storageClassName"), *c, isDNS1123Subdomain(*c))
+		e.invalidEach(p.child("storageClassName"), *c, dns1123Subdomain(*c))
 	}
 	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeBlock && *m != corev1.PersistentVolumeFilesystem {
 		notSupported(e, p.child("volumeMode"), string(*m), supportedVolumeModes)
