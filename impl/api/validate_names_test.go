@@ -44,8 +44,11 @@ func TestNameAndMetadataMessages(t *testing.T) {
 		}), `Deployment.apps "myapp" is invalid: metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"A","name":"a","uid":"1","controller":true},{"apiVersion":"v1","kind":"B","name":"b","uid":"2","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for A/a and B/b`},
 		{"conflicting finalizers", dep(func(d *Deployment) { d.Finalizers = []string{"orphan", "foregroundDeletion"} }),
 			`Deployment.apps "myapp" is invalid: metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set`},
-		{"env var name", dep(func(d *Deployment) { d.Spec.Template.Spec.Containers[0].Env = []EnvVar{{Name: ".."}} }),
-			`Deployment.apps "myapp" is invalid: spec.template.spec.containers[0].env[0].name: Invalid value: "..": must not be '..'`},
+		// Relaxed since 1.34: ".." and "1ST" pass, "=" does not.
+		{"env var name", dep(func(d *Deployment) {
+			d.Spec.Template.Spec.Containers[0].Env = []EnvVar{{Name: ".."}, {Name: "1ST"}, {Name: "A=B"}}
+		}),
+			`Deployment.apps "myapp" is invalid: spec.template.spec.containers[0].env[2].name: Invalid value: "A=B": ` + relaxedEnvMsg},
 		{"selector expression", dep(func(d *Deployment) {
 			d.Spec.Selector.MatchExpressions = []LabelSelectorRequirement{{Key: "app", Operator: "Within", Values: []string{"-x"}}}
 		}), `Deployment.apps "myapp" is invalid: [spec.selector.matchExpressions[0].operator: Invalid value: "Within": not a valid selector operator, ` +
@@ -74,3 +77,7 @@ func TestLegacyIPFields(t *testing.T) {
 	n.Spec.PodCIDR, n.Spec.PodCIDRs = "10.244.1.5/24", nil
 	assert.NoError(t, Validate(n))
 }
+
+// relaxedEnvMsg is apimachinery's message for an environment variable name
+// outside printable ASCII or with '=' (unexported there).
+const relaxedEnvMsg = "a valid environment variable name must consist only of printable ASCII characters other than '='"

@@ -186,7 +186,9 @@ func validateContainers(e *errs, cs []Container, p fieldPath) {
 			if env.Name == "" {
 				e.required(ep, "")
 			} else {
-				e.invalidEach(ep, env.Name, validation.IsEnvVarName(env.Name))
+				// Relaxed, as kube-apiserver since RelaxedEnvironmentVariableValidation
+				// went GA (1.34): any printable ASCII but '='.
+				e.invalidEach(ep, env.Name, validation.IsRelaxedEnvVarName(env.Name))
 			}
 		}
 		validateResources(e, &c.Resources, ip.child("resources"))

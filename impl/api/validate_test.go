@@ -143,7 +143,7 @@ func TestValidationRejectsBadObjects(t *testing.T) {
 			p.Spec.Containers[0].ResizePolicy = []corev1.ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: corev1.NotRequired},
 				{ResourceName: "cpu", RestartPolicy: corev1.RestartContainer}}
 		}), "spec.containers[0].resizePolicy[1]", CauseTypeFieldValueDuplicate},
-		{"bad env name", pod(func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "1ST", Value: "x"}} }),
+		{"bad env name", pod(func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "A=B", Value: "x"}} }),
 			"spec.containers[0].env[0].name", invalid},
 		{"negative grace period", pod(func(p *Pod) { p.Spec.TerminationGracePeriodSeconds = int64p(-5) }),
 			"spec.terminationGracePeriodSeconds", invalid},
