@@ -122,13 +122,13 @@ func sliceAddressErrors(t discoveryv1.AddressType, a string) []string {
 }
 
 // endpointIPErrors: an endpoint may not be an address no other host can
-// reach, as upstream's ValidateEndpointIP says.
+// reach, as upstream's ValidateEndpointIP says, with one exception:
+// converge's pods live on loopback (model.PodIP, 127.100.0.0/16), so a
+// slice may hold loopback addresses, as converge's Endpoints may.
 func endpointIPErrors(ip netip.Addr) []string {
 	switch {
 	case ip.IsUnspecified():
 		return []string{fmt.Sprintf("may not be unspecified (%s)", ip)}
-	case ip.IsLoopback():
-		return []string{"may not be in the loopback range (127.0.0.0/8, ::1/128)"}
 	case ip.IsLinkLocalUnicast():
 		return []string{"may not be in the link-local range (169.254.0.0/16, fe80::/10)"}
 	case ip.IsLinkLocalMulticast():

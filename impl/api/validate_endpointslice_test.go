@@ -28,11 +28,17 @@ ports:
 `
 
 func TestEndpointSliceValidAndDefaulted(t *testing.T) {
+	rep := func(old, new string) func(string) string {
+		return func(s string) string { return strings.Replace(s, old, new, 1) }
+	}
 	s := workload(t, sliceYAML, nil).(*EndpointSlice)
 	require.NoError(t, Validate(s))
 	assert.Equal(t, corev1.ProtocolTCP, *s.Ports[0].Protocol, "protocol defaults to TCP")
 	assert.Equal(t, corev1.ProtocolUDP, *s.Ports[1].Protocol, "a set protocol is kept")
 	assert.Equal(t, "default", s.Namespace)
+
+	pods := workload(t, sliceYAML, rep("[10.0.1.5]", "[127.100.0.2]"))
+	assert.NoError(t, Validate(pods), "converge's pod addresses are on loopback")
 
 	bare := workload(t, "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: e}\naddressType: FQDN\nports: [{port: 53}]\n", nil).(*EndpointSlice)
 	require.NoError(t, Validate(bare), "a slice needs no endpoints")
@@ -60,7 +66,7 @@ func TestEndpointSliceRejected(t *testing.T) {
 		{"unknown address type", rep("addressType: IPv4", "addressType: IP"), `addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6"`},
 		{"IPv6 address in an IPv4 slice", rep("[10.0.1.5]", "[\"fd00::5\"]"), `endpoints[0].addresses[0]: Invalid value: "fd00::5": must be a valid IPv4 address`},
 		{"IPv4 address in an IPv6 slice", rep("addressType: IPv4", "addressType: IPv6"), `endpoints[0].addresses[0]: Invalid value: "10.0.1.5": must be a valid IPv6 address`},
-		{"loopback", rep("[10.0.1.5]", "[127.0.0.1]"), `endpoints[0].addresses[0]: Invalid value: "127.0.0.1": may not be in the loopback range`},
+		{"link-local", rep("[10.0.1.5]", "[169.254.0.9]"), `endpoints[0].addresses[0]: Invalid value: "169.254.0.9": may not be in the link-local range`},
 		{"unspecified", rep("[10.0.1.5]", "[0.0.0.0]"), `may not be unspecified (0.0.0.0)`},
 		{"not a domain name", func(s string) string {
 			return strings.Replace(strings.Replace(s, "addressType: IPv4", "addressType: FQDN", 1), "[10.0.1.5]", "[web_1.example.com]", 1)

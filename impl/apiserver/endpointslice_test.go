@@ -117,7 +117,7 @@ kind: EndpointSlice
 metadata: {name: bad}
 addressType: IPv4
 endpoints:
-- addresses: [127.0.0.1]
+- addresses: [169.254.0.9]
 ports:
 - {name: http, port: 80, protocol: ICMP}
 `), 0o644); err != nil {
@@ -128,7 +128,7 @@ ports:
 		t.Fatalf("apply of an invalid slice succeeded: %s", out)
 	}
 	for _, want := range []string{`The EndpointSlice "bad" is invalid`,
-		`endpoints[0].addresses[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`,
+		`endpoints[0].addresses[0]: Invalid value: "169.254.0.9": may not be in the link-local range (169.254.0.0/16, fe80::/10)`,
 		`ports[0].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl apply lacks %q:\n%s", want, out)
