@@ -65,7 +65,7 @@ func TestDynamicClientOnEveryServedResource(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"pods", "deployments", "replicasets", "services", "endpoints", "nodes", "namespaces", "events",
-		"configmaps", "secrets", "serviceaccounts", "leases"} {
+		"configmaps", "secrets", "serviceaccounts", "leases", "endpointslices"} {
 		if !served[want] {
 			t.Errorf("discovery lacks %s: %v", want, served)
 		}
