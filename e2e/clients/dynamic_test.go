@@ -65,7 +65,8 @@ func TestDynamicClientOnEveryServedResource(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"pods", "deployments", "replicasets", "services", "endpoints", "nodes", "namespaces", "events",
-		"configmaps", "secrets", "serviceaccounts", "leases", "persistentvolumeclaims", "statefulsets", "daemonsets", "jobs"} {
+		"configmaps", "secrets", "serviceaccounts", "leases", "endpointslices", "persistentvolumeclaims", "statefulsets",
+		"daemonsets", "jobs"} {
 		if !served[want] {
 			t.Errorf("discovery lacks %s: %v", want, served)
 		}

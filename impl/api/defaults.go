@@ -57,7 +57,7 @@ func Default(obj Object) {
 			o.Status.Phase = NamespaceActive
 		}
 	default:
-		if !defaultWorkload(obj) {
+		if !defaultWorkload(obj) && !defaultEndpointSlice(obj) {
 			defaultStored(obj)
 		}
 	}

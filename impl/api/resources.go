@@ -191,7 +191,7 @@ var (
 )
 
 func init() {
-	table = append(append(table, storedEntries...), workloadEntries...)
+	table = append(append(append(table, storedEntries...), workloadEntries...), discoveryEntries...)
 	for i := range table {
 		e := &table[i]
 		r := e.info

@@ -59,6 +59,7 @@ func ValidateUpdate(old, obj Object) error {
 	default:
 		validateStoredUpdate(e, old, obj)
 		validateWorkloadUpdate(e, old, obj)
+		validateEndpointSliceUpdate(e, old, obj)
 	}
 	return invalidOrNil(obj, km, e.list)
 }
@@ -122,7 +123,7 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		e.nonNegative("spec.replicas", int64(o.Spec.Replicas))
 	default:
-		if validateStored(e, obj, km) || validateWorkload(e, obj, km) {
+		if validateStored(e, obj, km) || validateWorkload(e, obj, km) || validateEndpointSlice(e, obj, km) {
 			return km, e, nil
 		}
 		return km, nil, NewBadRequest(fmt.Sprintf("api: cannot validate %T", obj))

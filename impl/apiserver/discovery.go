@@ -95,6 +95,9 @@ const coordinationGroup = "coordination.k8s.io"
 // batchGroup serves Jobs, stored only.
 const batchGroup = "batch"
 
+// discoveryGroup serves EndpointSlices.
+const discoveryGroup = api.DiscoveryGroup
+
 // autoscaling/v1 is served (Scale is its kind) but not listed in /apis:
 // it has no top-level resources, and discovery clients fail on a group
 // version with an empty resource list.
@@ -112,7 +115,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 	case "/apis":
 		body = apiGroupList{Kind: "APIGroupList", APIVersion: "v1",
 			Groups: []apiGroup{groupOf("apps"), groupOf(eventsGroup), groupOf("authorization.k8s.io"), groupOf(batchGroup),
-				groupOf(coordinationGroup)}}
+				groupOf(coordinationGroup), groupOf(discoveryGroup)}}
 	case "/apis/apps":
 		g := groupOf("apps")
 		body = struct {
@@ -159,6 +162,14 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 		}{"APIGroup", "v1", groupOf(coordinationGroup)}
 	case "/apis/" + coordinationGroup + "/v1":
 		body = resourceList(coordinationGroup, "v1")
+	case "/apis/" + discoveryGroup:
+		body = struct {
+			Kind       string `json:"kind"`
+			APIVersion string `json:"apiVersion"`
+			apiGroup
+		}{"APIGroup", "v1", groupOf(discoveryGroup)}
+	case "/apis/" + discoveryGroup + "/v1":
+		body = resourceList(discoveryGroup, "v1")
 	default:
 		var ok bool
 		if body, ok = authorizationDiscovery(strings.TrimSuffix(path, "/")); !ok {

@@ -25,9 +25,9 @@ func TestDiscoveryDocuments(t *testing.T) {
 	}
 	var groups apiGroupList
 	e.must(200, "GET", "/apis", "", aggregated).into(t, &groups)
-	if groups.Kind != "APIGroupList" || len(groups.Groups) != 5 || groups.Groups[0].Name != "apps" || groups.Groups[0].PreferredVersion.GroupVersion != "apps/v1" ||
+	if groups.Kind != "APIGroupList" || len(groups.Groups) != 6 || groups.Groups[0].Name != "apps" || groups.Groups[0].PreferredVersion.GroupVersion != "apps/v1" ||
 		groups.Groups[1].Name != "events.k8s.io" || groups.Groups[2].Name != "authorization.k8s.io" || groups.Groups[3].Name != "batch" ||
-		groups.Groups[4].Name != "coordination.k8s.io" {
+		groups.Groups[4].Name != "coordination.k8s.io" || groups.Groups[5].Name != "discovery.k8s.io" {
 		t.Fatalf("/apis: %+v", groups)
 	}
 

@@ -120,7 +120,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}, append(append(append(listQueryBadRequests(), storedBadRequests()...), workloadBadRequests()...), append(eventsV1BadRequests(), patchBadRequests()...)...)...)
+	}, append(append(append(listQueryBadRequests(), storedBadRequests()...), workloadBadRequests()...), append(append(eventsV1BadRequests(), patchBadRequests()...), endpointSliceBadRequests()...)...)...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {

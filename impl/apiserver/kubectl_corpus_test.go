@@ -16,6 +16,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -118,7 +119,7 @@ func hasClaimTemplates(obj any) bool {
 var upstreamTypes = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, eventsv1.AddToScheme} {
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}

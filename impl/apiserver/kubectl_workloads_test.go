@@ -14,10 +14,11 @@ import (
 // workloadManifests are the stored workload kinds' realistic manifests
 // under testdata/workloads, with the resource kubectl reads each back as.
 var workloadManifests = map[string]string{
-	"statefulset.yaml": "statefulset/db",
-	"daemonset.yaml":   "daemonset/log-agent",
-	"job.yaml":         "job/migrate",
-	"pvc.yaml":         "pvc/shared-data",
+	"statefulset.yaml":   "statefulset/db",
+	"daemonset.yaml":     "daemonset/log-agent",
+	"job.yaml":           "job/migrate",
+	"pvc.yaml":           "pvc/shared-data",
+	"endpointslice.yaml": "endpointslice/external-db-1",
 	// A kind with a controller and converge's own type, with the fields
 	// every operator's Deployment has and the model does not act on.
 	"deployment.yaml": "deployment/webapp",
@@ -81,6 +82,11 @@ func TestKubectlWorkloadsGetExplainDiscover(t *testing.T) {
 		{"explain daemonset.spec.updateStrategy", []string{"rollingUpdate"}},
 		{"explain job.spec", []string{"backoffLimit", "completions", "podFailurePolicy"}},
 		{"explain pvc.spec", []string{"storageClassName", "accessModes"}},
+		{"get endpointslices", []string{"NAME            ADDRESSTYPE   PORTS       ENDPOINTS",
+			"external-db-1   IPv4          5432,9187   10.20.0.11,10.20.0.12,10.20.0.13 + 1 more..."}},
+		{"get endpointslice.discovery.k8s.io -l kubernetes.io/service-name=external-db -o name", []string{"endpointslice.discovery.k8s.io/external-db-1"}},
+		{"explain endpointslice", []string{"GROUP:      discovery.k8s.io", "addressType", "endpoints", "ports"}},
+		{"explain endpointslice.endpoints.conditions", []string{"ready", "serving", "terminating"}},
 		{"scale statefulset db --replicas=5", []string{"statefulset.apps/db scaled"}},
 		{"get statefulset db -o jsonpath={.spec.replicas}", []string{"5"}},
 		// kubectl's typed client sends protobuf.
@@ -102,6 +108,7 @@ func TestKubectlWorkloadsGetExplainDiscover(t *testing.T) {
 		{"statefulsets", "sts", "apps/v1", "true", "StatefulSet", "create,delete,deletecollection,get,list,patch,update,watch", "all"},
 		{"daemonsets", "ds", "apps/v1", "true", "DaemonSet", "create,delete,deletecollection,get,list,patch,update,watch", "all"},
 		{"jobs", "batch/v1", "true", "Job", "create,delete,deletecollection,get,list,patch,update,watch", "all"},
+		{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice", "create,delete,deletecollection,get,list,patch,update,watch"},
 	} {
 		if !hasRow(out, want) {
 			t.Errorf("api-resources lacks %v:\n%s", want, out)

@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,7 +25,7 @@ import (
 var protobufDecoder = func() runtime.Decoder {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, eventsv1.AddToScheme, autoscalingv1.AddToScheme, authorizationv1.AddToScheme} {
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, autoscalingv1.AddToScheme, authorizationv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic("apiserver: the protobuf scheme: " + err.Error())
 		}

@@ -29,7 +29,7 @@ func (rt route) authzResource() string {
 }
 
 // servedGroupVersions are the group versions the server has paths for.
-var servedGroupVersions = []string{"v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", eventsV1}
+var servedGroupVersions = []string{"v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1}
 
 // parseRoute reads /api/v1/... or /apis/{group}/{version}/... into a route;
 // any other path, or an unknown resource or subresource, is 404 NotFound.

@@ -23,7 +23,7 @@ func decodeDeleteOptions(b []byte, o *api.DeleteOptions) error {
 		return api.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (DeleteOptions)", o.Kind))
 	}
 	switch o.APIVersion {
-	case "", "v1", "meta.k8s.io/v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", eventsV1:
+	case "", "v1", "meta.k8s.io/v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1:
 	default:
 		return api.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (v1)", o.APIVersion))
 	}

@@ -31,6 +31,8 @@ func kubeComponentName(t reflect.Type) (string, bool) {
 		return "io.k8s.apimachinery.pkg.apis.meta.v1." + t.Name(), true
 	case t.Name() == "Lease" || t.Name() == "LeaseList":
 		return "io.k8s.api.coordination.v1." + t.Name(), true
+	case t.Name() == "EndpointSlice" || t.Name() == "EndpointSliceList":
+		return "io.k8s.api.discovery.v1." + t.Name(), true
 	}
 	return "", false
 }

@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	kjson "sigs.k8s.io/json"
@@ -44,6 +45,7 @@ var strategicSchemaTypes = map[string]any{
 	"Node":                  corev1.Node{},
 	"Service":               corev1.Service{},
 	"Endpoints":             corev1.Endpoints{},
+	"EndpointSlice":         discoveryv1.EndpointSlice{},
 	"Namespace":             corev1.Namespace{},
 	"Event":                 corev1.Event{},
 	"ConfigMap":             corev1.ConfigMap{},

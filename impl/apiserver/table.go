@@ -195,6 +195,9 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 	if cols, row, ok := workloadPrinter(kind); ok {
 		return cols, row
 	}
+	if kind == "EndpointSlice" {
+		return endpointSlicePrinter()
+	}
 	return []tableColumn{col("Name", "string", 0), col("Age", "string", 0)},
 		func(o api.Object) []any { return []any{name(o), age(o)} }
 }
