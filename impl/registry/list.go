@@ -77,7 +77,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 	}
 	var items []api.Object
 	shared := handsOver(ctx)
-	rev, cont, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
+	rev, cont, remaining, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
 		var obj api.Object
 		if shared {
 			obj = r.recent.kept(o)
@@ -107,6 +107,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 	lm := list.GetListMeta()
 	lm.ResourceVersion = formatRV(rev)
 	lm.Continue = cont
+	lm.RemainingItemCount = remaining
 	return list, nil
 }
 
@@ -131,7 +132,7 @@ func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts
 	}
 	tm := api.TypeMeta{Kind: q.info.Kind, APIVersion: q.info.APIVersion()}
 	list := &RawList{TypeMeta: api.TypeMeta{Kind: q.info.ListKind, APIVersion: tm.APIVersion}, Items: [][]byte{}}
-	rev, cont, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
+	rev, cont, remaining, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
 		item, err := withResourceVersion(resource, tm, o)
 		if err != nil {
 			return false, err
@@ -142,7 +143,7 @@ func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts
 	if err != nil {
 		return nil, true, err
 	}
-	list.ListMeta = api.ListMeta{ResourceVersion: formatRV(rev), Continue: cont}
+	list.ListMeta = api.ListMeta{ResourceVersion: formatRV(rev), Continue: cont, RemainingItemCount: remaining}
 	return list, true, nil
 }
 
@@ -181,35 +182,40 @@ func (r *Registry) parseList(resource, namespace string, opts ListOptions) (list
 
 // listStored reads q's stored objects page by page and offers each to
 // keep, which reports whether it took it; the pages are filled until
-// q's limit of kept items. It returns the list's revision and continue
-// token.
-func (r *Registry) listStored(ctx context.Context, q listQuery, keep func(store.Object) (bool, error)) (int64, string, error) {
+// q's limit of kept items. It returns the list's revision, continue token
+// and, as kube-apiserver, the count of the objects after the page when
+// nothing filters them (a count with selectors would be wrong: nil).
+func (r *Registry) listStored(ctx context.Context, q listQuery, keep func(store.Object) (bool, error)) (int64, string, *int64, error) {
 	so := store.ListOptions{AtRev: q.atRev, Limit: q.opts.Limit, Continue: q.opts.Continue}
 	var listRev, kept int64
+	var remaining *int64
 	for {
-		page, rev, next, err := r.store.List(ctx, q.info.Resource, q.namespace, so)
+		page, err := r.store.ListPage(ctx, q.info.Resource, q.namespace, so)
 		if err != nil {
-			return 0, "", storeError(ctx, err, q.info.GroupResource(), "")
+			return 0, "", nil, storeError(ctx, err, q.info.GroupResource(), "")
 		}
-		listRev = rev
-		for _, o := range page {
+		listRev = page.Rev
+		for _, o := range page.Objects {
 			ok, err := keep(o)
 			if err != nil {
-				return 0, "", err
+				return 0, "", nil, err
 			}
 			if ok {
 				kept++
 			}
 		}
-		so.Continue = next
+		so.Continue = page.Continue
+		if page.Continue != "" && q.opts.LabelSelector == "" && q.opts.FieldSelector == "" {
+			remaining = &page.Remaining
+		}
 		// Fill the page: ask only for what is missing, so that a page never
 		// ends past the last item returned and the store's token stays exact.
-		if next == "" || q.opts.Limit == 0 || kept >= q.opts.Limit {
+		if page.Continue == "" || q.opts.Limit == 0 || kept >= q.opts.Limit {
 			break
 		}
 		so.AtRev, so.Limit = 0, q.opts.Limit-kept
 	}
-	return listRev, so.Continue, nil
+	return listRev, so.Continue, remaining, nil
 }
 
 // parseFieldSelector reads sel with fields.ParseSelector, as

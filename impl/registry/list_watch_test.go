@@ -86,6 +86,24 @@ func TestListSelectorsAndPages(t *testing.T) {
 		}
 	}
 
+	// Pages without selectors count what follows them, as kube-apiserver's
+	// remainingItemCount; with selectors the count is left out.
+	if n := first.GetListMeta().RemainingItemCount; n != nil {
+		t.Fatalf("a selected page counts %d remaining", *n)
+	}
+	plain := list("default", registry.ListOptions{Limit: 4})
+	if n := plain.GetListMeta().RemainingItemCount; n == nil || *n != 3 { // p4 p5 p8 of p0..p5, p8
+		t.Fatalf("remainingItemCount %v, want 3", n)
+	}
+	last := list("default", registry.ListOptions{Limit: 4, Continue: plain.GetListMeta().Continue})
+	if n := last.GetListMeta().RemainingItemCount; n != nil || len(last.GetItems()) != 3 {
+		t.Fatalf("last page: %d items, remainingItemCount %v", len(last.GetItems()), n)
+	}
+	raw, _, err := r.ListRaw(ctx, "pods", "default", registry.ListOptions{Limit: 4})
+	if err != nil || raw.ListMeta.RemainingItemCount == nil || *raw.ListMeta.RemainingItemCount != 3 {
+		t.Fatalf("raw list: remainingItemCount %v, %v", raw.ListMeta.RemainingItemCount, err)
+	}
+
 	// A list at an older revision sees the older state.
 	old := list("default", registry.ListOptions{ResourceVersion: first.GetListMeta().ResourceVersion})
 	if slices.Contains(names(old), "p8") {
@@ -99,7 +117,7 @@ func TestListSelectorsAndPages(t *testing.T) {
 		_, err := r.List(ctx, "pods", "", o)
 		wantReason(t, err, api.StatusReasonBadRequest, 400)
 	}
-	_, err := r.List(ctx, "nodes", "", registry.ListOptions{FieldSelector: "spec.nodeName=n1"})
+	_, err = r.List(ctx, "nodes", "", registry.ListOptions{FieldSelector: "spec.nodeName=n1"})
 	wantReason(t, err, api.StatusReasonBadRequest, 400)
 }
 

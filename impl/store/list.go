@@ -37,21 +37,39 @@ type pageToken struct {
 // the page short, continueToken fetches the next page of the same snapshot;
 // otherwise it is "". ErrGone if the revision has been compacted.
 func (s *Store) List(ctx context.Context, resource, namespace string, o ListOptions) (objs []Object, listRev int64, continueToken string, err error) {
+	p, err := s.ListPage(ctx, resource, namespace, o)
+	return p.Objects, p.Rev, p.Continue, err
+}
+
+// Page is one page of a list.
+type Page struct {
+	Objects []Object
+	Rev     int64
+	// Continue fetches the next page; "" on the last.
+	Continue string
+	// Remaining counts the objects after this page, what etcd's range
+	// reports with it; 0 on the last page.
+	Remaining int64
+}
+
+// ListPage is List, with the count of what remains after the page, as
+// kube-apiserver's metadata.remainingItemCount.
+func (s *Store) ListPage(ctx context.Context, resource, namespace string, o ListOptions) (Page, error) {
 	if err := validateScope(resource, namespace); err != nil {
-		return nil, 0, "", err
+		return Page{}, err
 	}
 	if o.AtRev < 0 || o.Limit < 0 {
-		return nil, 0, "", fmt.Errorf("%w: list %s: negative AtRev %d or Limit %d", ErrInvalid, resource, o.AtRev, o.Limit)
+		return Page{}, fmt.Errorf("%w: list %s: negative AtRev %d or Limit %d", ErrInvalid, resource, o.AtRev, o.Limit)
 	}
 	prefix := s.scopePrefix(resource, namespace)
 	start, rev := prefix, o.AtRev
 	if o.Continue != "" {
 		tok, err := decodeContinue(o.Continue)
 		if err != nil {
-			return nil, 0, "", err
+			return Page{}, err
 		}
 		if o.AtRev != 0 && o.AtRev != tok.Rev {
-			return nil, 0, "", fmt.Errorf("%w: AtRev %d differs from the continue token's revision %d", ErrInvalid, o.AtRev, tok.Rev)
+			return Page{}, fmt.Errorf("%w: AtRev %d differs from the continue token's revision %d", ErrInvalid, o.AtRev, tok.Rev)
 		}
 		start, rev = prefix+tok.Start, tok.Rev
 	}
@@ -61,25 +79,25 @@ func (s *Store) List(ctx context.Context, resource, namespace string, o ListOpti
 	}
 	resp, err := s.c.Get(ctx, start, opts...)
 	if errors.Is(err, rpctypes.ErrCompacted) {
-		return nil, 0, "", fmt.Errorf("%w: list %s at revision %d", ErrGone, resource, rev)
+		return Page{}, fmt.Errorf("%w: list %s at revision %d", ErrGone, resource, rev)
 	}
 	if err != nil {
-		return nil, 0, "", fmt.Errorf("store: list %s at revision %d: %w", resource, rev, err)
+		return Page{}, fmt.Errorf("store: list %s at revision %d: %w", resource, rev, err)
 	}
-	listRev = rev
-	if listRev == 0 {
-		listRev = resp.Header.Revision
+	p := Page{Rev: rev, Objects: make([]Object, 0, len(resp.Kvs))}
+	if p.Rev == 0 {
+		p.Rev = resp.Header.Revision
 	}
-	objs = make([]Object, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
-		objs = append(objs, objectFromKV(s.parseKey(resource, kv.Key), kv))
+		p.Objects = append(p.Objects, objectFromKV(s.parseKey(resource, kv.Key), kv))
 	}
 	if resp.More && len(resp.Kvs) > 0 {
 		last := strings.TrimPrefix(string(resp.Kvs[len(resp.Kvs)-1].Key), prefix)
 		// "\x00" is the smallest suffix: the next page starts just after last.
-		continueToken = encodeContinue(pageToken{Rev: listRev, Start: last + "\x00"})
+		p.Continue = encodeContinue(pageToken{Rev: p.Rev, Start: last + "\x00"})
+		p.Remaining = resp.Count - int64(len(resp.Kvs))
 	}
-	return objs, listRev, continueToken, nil
+	return p, nil
 }
 
 func encodeContinue(t pageToken) string {
