@@ -42,23 +42,6 @@ type accessReviewStatus struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// authorizationDiscovery answers the discovery paths of the group.
-func authorizationDiscovery(path string) (any, bool) {
-	switch path {
-	case "/apis/authorization.k8s.io":
-		return struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", groupOf("authorization.k8s.io")}, true
-	case "/apis/authorization.k8s.io/v1":
-		return apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: "authorization.k8s.io/v1",
-			Resources: []apiResource{{Name: "selfsubjectaccessreviews", SingularName: "selfsubjectaccessreview",
-				Kind: "SelfSubjectAccessReview", Verbs: []string{"create"}}}}, true
-	}
-	return nil, false
-}
-
 // accessReview answers a SelfSubjectAccessReview for u. Any authenticated
 // user may ask about themselves, as upstream's system:basic-user allows.
 func (s *Server) accessReview(w http.ResponseWriter, r *http.Request, u User) {

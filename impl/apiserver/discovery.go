@@ -2,92 +2,19 @@ package apiserver
 
 import (
 	"net/http"
+	"slices"
 	"strings"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/converge-dev/converge/impl/api"
 )
 
-// Discovery documents, as kubectl reads them. They are served as plain
-// application/json, so a client asking for aggregated discovery
-// (apidiscovery.k8s.io/v2) falls back to the legacy documents.
-
-type apiVersions struct {
-	Kind                       string              `json:"kind"`
-	Versions                   []string            `json:"versions"`
-	ServerAddressByClientCIDRs []serverAddressCIDR `json:"serverAddressByClientCIDRs"`
-}
-
-type serverAddressCIDR struct {
-	ClientCIDR    string `json:"clientCIDR"`
-	ServerAddress string `json:"serverAddress"`
-}
-
-type groupVersion struct {
-	GroupVersion string `json:"groupVersion"`
-	Version      string `json:"version"`
-}
-
-type apiGroup struct {
-	Name             string         `json:"name"`
-	Versions         []groupVersion `json:"versions"`
-	PreferredVersion groupVersion   `json:"preferredVersion"`
-}
-
-type apiGroupList struct {
-	Kind       string     `json:"kind"`
-	APIVersion string     `json:"apiVersion"`
-	Groups     []apiGroup `json:"groups"`
-}
-
-type apiResource struct {
-	Name         string   `json:"name"`
-	SingularName string   `json:"singularName"`
-	Namespaced   bool     `json:"namespaced"`
-	Group        string   `json:"group,omitempty"`
-	Version      string   `json:"version,omitempty"`
-	Kind         string   `json:"kind"`
-	Verbs        []string `json:"verbs"`
-	ShortNames   []string `json:"shortNames,omitempty"`
-	Categories   []string `json:"categories,omitempty"`
-}
-
-type apiResourceList struct {
-	Kind         string        `json:"kind"`
-	APIVersion   string        `json:"apiVersion"`
-	GroupVersion string        `json:"groupVersion"`
-	Resources    []apiResource `json:"resources"`
-}
-
-// groupOf is the apiGroup document of a named group.
-func groupOf(name string) apiGroup {
-	gv := groupVersion{GroupVersion: name + "/v1", Version: "v1"}
-	return apiGroup{Name: name, Versions: []groupVersion{gv}, PreferredVersion: gv}
-}
-
-// resourceList is the APIResourceList of one group version: each resource
-// then each of its subresources, as "deployments/scale".
-func resourceList(group, version string) apiResourceList {
-	gv := version
-	if group != "" {
-		gv = group + "/" + version
-	}
-	out := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: gv, Resources: []apiResource{}}
-	for _, r := range api.Resources() {
-		if r.Group != group || r.Version != version {
-			continue
-		}
-		out.Resources = append(out.Resources, apiResource{Name: r.Resource, SingularName: r.Singular,
-			Namespaced: r.Namespaced, Kind: r.Kind, Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories})
-		for _, sub := range r.Subresources {
-			ar := apiResource{Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Kind: sub.Kind, Verbs: sub.Verbs}
-			if sub.Group != r.Group || sub.Version != r.Version {
-				ar.Group, ar.Version = sub.Group, sub.Version
-			}
-			out.Resources = append(out.Resources, ar)
-		}
-	}
-	return out
-}
+// Discovery documents are meta/v1's and apidiscovery.k8s.io/v2's types.
+// /api and /apis answer aggregated discovery (every group, version and
+// resource in one document) to a client that asks for it, as kubectl and
+// client-go do, and the legacy documents otherwise.
 
 // coordinationGroup serves Leases, which leader election holds.
 const coordinationGroup = "coordination.k8s.io"
@@ -98,86 +25,176 @@ const batchGroup = "batch"
 // discoveryGroup serves EndpointSlices.
 const discoveryGroup = api.DiscoveryGroup
 
-// autoscaling/v1 is served (Scale is its kind) but not listed in /apis:
-// it has no top-level resources, and discovery clients fail on a group
-// version with an empty resource list.
+// authorizationGroup serves SelfSubjectAccessReviews.
+const authorizationGroup = "authorization.k8s.io"
+
+// listedGroups are the groups /apis lists, in its order. autoscaling/v1 is
+// served (Scale is its kind) but not listed: it has no top-level
+// resources, and discovery clients fail on a group version with an empty
+// resource list.
+var listedGroups = []string{"apps", eventsGroup, authorizationGroup, batchGroup, coordinationGroup, discoveryGroup}
+
+// servedGroups are the groups with a /apis/{group} document.
+var servedGroups = append([]string{"autoscaling"}, listedGroups...)
+
+// aggregatedType is the media type of aggregated discovery, asked for in
+// Accept and answered in Content-Type.
+const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+// groupVersionOf is group/v1, every group's one version.
+func groupVersionOf(group string) metav1.GroupVersionForDiscovery {
+	return metav1.GroupVersionForDiscovery{GroupVersion: apiVersionOf(group, "v1"), Version: "v1"}
+}
+
+func apiVersionOf(group, version string) string {
+	if group == "" {
+		return version
+	}
+	return group + "/" + version
+}
+
+// groupOf is the APIGroup document of a named group.
+func groupOf(name string) metav1.APIGroup {
+	gv := groupVersionOf(name)
+	return metav1.APIGroup{Name: name, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
+}
+
+// resourcesOf lists the resources of one group version, each with its
+// subresources.
+func resourcesOf(group, version string) []api.ResourceInfo {
+	switch group {
+	case eventsGroup:
+		return []api.ResourceInfo{eventsV1Info()}
+	case authorizationGroup:
+		return []api.ResourceInfo{{Resource: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview",
+			Kind: "SelfSubjectAccessReview", Group: authorizationGroup, Version: "v1", Verbs: []string{"create"}}}
+	}
+	var out []api.ResourceInfo
+	for _, r := range api.Resources() {
+		if r.Group == group && r.Version == version {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// resourceList is the APIResourceList of one group version: each resource
+// then each of its subresources, as "deployments/scale".
+func resourceList(group, version string) metav1.APIResourceList {
+	out := metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: apiVersionOf(group, version), APIResources: []metav1.APIResource{}}
+	for _, r := range resourcesOf(group, version) {
+		out.APIResources = append(out.APIResources, metav1.APIResource{Name: r.Resource, SingularName: r.Singular,
+			Namespaced: r.Namespaced, Kind: r.Kind, Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories})
+		for _, sub := range r.Subresources {
+			ar := metav1.APIResource{Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Kind: sub.Kind, Verbs: sub.Verbs}
+			if sub.Group != r.Group || sub.Version != r.Version {
+				ar.Group, ar.Version = sub.Group, sub.Version
+			}
+			out.APIResources = append(out.APIResources, ar)
+		}
+	}
+	return out
+}
+
+// aggregated is the aggregated discovery document of groups (the core
+// group is "").
+func aggregated(groups ...string) apidiscoveryv2.APIGroupDiscoveryList {
+	out := apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
+		Items: []apidiscoveryv2.APIGroupDiscovery{}}
+	for _, g := range groups {
+		v := apidiscoveryv2.APIVersionDiscovery{Version: "v1", Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
+			Resources: []apidiscoveryv2.APIResourceDiscovery{}}
+		for _, r := range resourcesOf(g, "v1") {
+			rd := apidiscoveryv2.APIResourceDiscovery{Resource: r.Resource, SingularResource: r.Singular,
+				ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+				Scope:        apidiscoveryv2.ScopeCluster, Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories}
+			if r.Namespaced {
+				rd.Scope = apidiscoveryv2.ScopeNamespace
+			}
+			for _, sub := range r.Subresources {
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: sub.Name,
+					ResponseKind: &metav1.GroupVersionKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}, Verbs: sub.Verbs})
+			}
+			v.Resources = append(v.Resources, rd)
+		}
+		out.Items = append(out.Items, apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g},
+			Versions: []apidiscoveryv2.APIVersionDiscovery{v}})
+	}
+	return out
+}
+
+// wantsAggregated: the first Accept clause converge serves asks for
+// aggregated discovery v2 (client-go lists it first, then plain JSON).
+func wantsAggregated(r *http.Request) bool {
+	for _, clause := range strings.Split(r.Header.Get("Accept"), ",") {
+		params := strings.Split(clause, ";")
+		if strings.ToLower(strings.TrimSpace(params[0])) != "application/json" {
+			continue
+		}
+		got := map[string]string{}
+		for _, p := range params[1:] {
+			k, v, _ := strings.Cut(p, "=")
+			got[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		switch {
+		case got["as"] == "":
+			return false
+		case got["as"] == "APIGroupDiscoveryList" && got["g"] == "apidiscovery.k8s.io" && got["v"] == "v2":
+			return true
+		}
+	}
+	return false
+}
 
 // serveNonResource answers discovery and version paths;
 // false means path is a resource path.
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path string) bool {
+	path = strings.TrimSuffix(path, "/")
 	var body any
-	switch strings.TrimSuffix(path, "/") {
-	case "/version":
+	switch {
+	case path == "/version":
 		body = s.version
-	case "/api":
-		body = apiVersions{Kind: "APIVersions", Versions: []string{"v1"},
-			ServerAddressByClientCIDRs: []serverAddressCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
-	case "/apis":
-		body = apiGroupList{Kind: "APIGroupList", APIVersion: "v1",
-			Groups: []apiGroup{groupOf("apps"), groupOf(eventsGroup), groupOf("authorization.k8s.io"), groupOf(batchGroup),
-				groupOf(coordinationGroup), groupOf(discoveryGroup)}}
-	case "/apis/apps":
-		g := groupOf("apps")
-		body = struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", g}
-	case "/apis/autoscaling":
-		body = struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", groupOf("autoscaling")}
-	case "/api/v1":
+	case path == "/api" && wantsAggregated(r):
+		body = aggregated("")
+	case path == "/api":
+		body = metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
+			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
+	case path == "/apis" && wantsAggregated(r):
+		body = aggregated(listedGroups...)
+	case path == "/apis":
+		l := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
+		for _, g := range listedGroups {
+			l.Groups = append(l.Groups, groupOf(g))
+		}
+		body = l
+	case path == "/api/v1":
 		body = resourceList("", "v1")
-	case "/apis/apps/v1":
-		body = resourceList("apps", "v1")
-	case "/apis/autoscaling/v1":
-		body = resourceList("autoscaling", "v1")
-	case "/apis/" + eventsGroup:
-		body = struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", groupOf(eventsGroup)}
-	case "/apis/" + eventsV1:
-		info := eventsV1Info()
-		body = apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: eventsV1,
-			Resources: []apiResource{{Name: info.Resource, SingularName: info.Singular, Namespaced: true,
-				Kind: info.Kind, Verbs: info.Verbs, ShortNames: info.ShortNames}}}
-	case "/apis/" + batchGroup:
-		body = struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", groupOf(batchGroup)}
-	case "/apis/" + batchGroup + "/v1":
-		body = resourceList(batchGroup, "v1")
-	case "/apis/" + coordinationGroup:
-		body = struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", groupOf(coordinationGroup)}
-	case "/apis/" + coordinationGroup + "/v1":
-		body = resourceList(coordinationGroup, "v1")
-	case "/apis/" + discoveryGroup:
-		body = struct {
-			Kind       string `json:"kind"`
-			APIVersion string `json:"apiVersion"`
-			apiGroup
-		}{"APIGroup", "v1", groupOf(discoveryGroup)}
-	case "/apis/" + discoveryGroup + "/v1":
-		body = resourceList(discoveryGroup, "v1")
 	default:
-		var ok bool
-		if body, ok = authorizationDiscovery(strings.TrimSuffix(path, "/")); !ok {
+		group, version, _ := strings.Cut(strings.TrimPrefix(path, "/apis/"), "/")
+		if !strings.HasPrefix(path, "/apis/") || !slices.Contains(servedGroups, group) || (version != "" && version != "v1") {
 			return false
+		}
+		if version == "" {
+			g := groupOf(group)
+			g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+			body = g
+		} else {
+			body = resourceList(group, version)
 		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeError(w, api.NewMethodNotSupported(api.GroupResource{}, r.Method))
+		return true
+	}
+	if _, ok := body.(apidiscoveryv2.APIGroupDiscoveryList); ok {
+		b, err := api.Marshal(body)
+		if err != nil {
+			writeError(w, api.NewInternalError(err))
+			return true
+		}
+		w.Header().Set("Vary", "Accept")
+		writeBodyAs(w, aggregatedType, http.StatusOK, append(b, '\n'))
 		return true
 	}
 	writeJSON(w, http.StatusOK, body)

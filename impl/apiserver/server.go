@@ -191,7 +191,12 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // writeBody writes an already encoded JSON body.
 func writeBody(w http.ResponseWriter, code int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	writeBodyAs(w, "application/json", code, b)
+}
+
+// writeBodyAs writes an already encoded body of media type contentType.
+func writeBodyAs(w http.ResponseWriter, contentType string, code int, b []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(code)
 	_, _ = w.Write(b)
