@@ -5,15 +5,17 @@ import "slices"
 // The endpoints controller: watches Services, Pods and Endpoints; a key is a
 // Service's namespace/name. Endpoints list the ready, non-terminating pods
 // of its namespace the Service selects, sorted by name; they go when the
-// Service goes.
+// Service goes. Its EndpointSlice is kept beside them (endpointslice.go).
 var endpointsRole = role{
-	watches: kinds(KindService, KindPod, KindEndpoints),
+	watches: kinds(KindService, KindPod, KindEndpoints, KindEndpointSlice),
 	keyKind: KindService,
 	keys: func(c *Memory, e WatchEvent) []string {
 		switch o := e.Obj.(type) {
 		case *Service:
 			return []string{KeyOf(o)}
 		case *Endpoints:
+			return []string{KeyOf(o)}
+		case *EndpointSlice:
 			return []string{KeyOf(o)}
 		case *Pod:
 			var out []string
@@ -27,7 +29,8 @@ var endpointsRole = role{
 		return nil
 	},
 	resync: func(c *Memory, h Host) []string {
-		return append(keys(c.List(KindService)), keys(c.List(KindEndpoints))...)
+		out := append(keys(c.List(KindService)), keys(c.List(KindEndpoints))...)
+		return append(out, keys(c.List(KindEndpointSlice))...)
 	},
 	reconcile: reconcileEndpoints,
 }
@@ -39,6 +42,7 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 		if ep != nil {
 			t.Delete(ep)
 		}
+		reconcileSlice(c, t, key, nil) // a failed write above stops it
 		return
 	}
 	var addrs []Address
@@ -57,6 +61,7 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 		n.Addresses, n.Port = addrs, port
 		t.Update(VerbUpdate, ep, n)
 	}
+	reconcileSlice(c, t, key, s)
 }
 
 // EndpointsPort is the port Endpoints carry: the Service's, when there is a

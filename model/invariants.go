@@ -147,6 +147,13 @@ func (c *Checker) checkState(s *Snapshot) error {
 			}
 		}
 	}
+	for _, o := range s.List(KindEndpointSlice) {
+		for _, e := range o.(*EndpointSlice).Endpoints {
+			if (e.Ready || e.Serving) && !c.everReady[Key(o.meta().Namespace, e.Pod)] {
+				return violation("endpoint slices call ready only pods that were ready", "endpointslices/%s has %s ready or serving, never ready", KeyOf(o), e.Pod)
+			}
+		}
+	}
 	ips := map[string]string{} // node/IP -> pod
 	for _, o := range s.List(KindPod) {
 		if p := o.(*Pod); p.NodeName != "" && p.PodIP != "" {

@@ -30,7 +30,7 @@ var namespaceRole = role{
 
 // namespacedKinds are the kinds a namespace holds, in the order the
 // controller deletes them.
-var namespacedKinds = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindEndpoints}
+var namespacedKinds = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindEndpoints, KindEndpointSlice}
 
 func reconcileNamespace(c *Memory, h Host, t Writer, key string) {
 	ns, _ := c.Get(KindNamespace, key).(*Namespace)

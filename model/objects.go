@@ -18,10 +18,12 @@ const (
 	KindService
 	KindEndpoints
 	KindNamespace
+	KindEndpointSlice
 	numKinds
 )
 
-var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints", "namespaces"}
+var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints", "namespaces",
+	"endpointslices"}
 
 // Namespaced tells whether objects of the kind live in a namespace (nodes
 // and namespaces do not).

@@ -137,6 +137,13 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		}
 		add("subsets.addresses", as)
 		add("subsets.port", x.Port)
+	case *EndpointSlice:
+		var es []string
+		for _, e := range x.Endpoints {
+			es = append(es, fmt.Sprintf("%s=%s@%s ready=%t serving=%t terminating=%t", e.Pod, e.IP, e.Node, e.Ready, e.Serving, e.Terminating))
+		}
+		add("endpoints", es)
+		add("ports", x.Port)
 	case *Namespace:
 		if x.Finalize {
 			add("spec.finalizers", FinalizerKubernetes)

@@ -23,8 +23,8 @@ func TestAPIErrorFailsTheNextWriteOnly(t *testing.T) {
 	if r := st.Step(rec); len(r.Writes) != 0 || !st.comps[EndpointsController].retry["default/web"] {
 		t.Fatalf("armed reconcile: writes %v, retry %v; want none and a retry", r.Writes, st.comps[EndpointsController].retry["default/web"])
 	}
-	if r := st.Step(rec); len(r.Writes) != 1 || r.Writes[0].Err != nil {
-		t.Fatalf("retry: writes %v, want the Endpoints created", r.Writes)
+	if r := st.Step(rec); len(r.Writes) != 2 || r.Writes[0].Err != nil || r.Writes[1].Ref.Kind != KindEndpointSlice {
+		t.Fatalf("retry: writes %v, want the Endpoints and the EndpointSlice created", r.Writes)
 	}
 }
 

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -37,7 +38,11 @@ func TestReplayNamesTheFirstDeparture(t *testing.T) {
 	require.Equal(t, "endpoints-controller", d.Got.Actor)
 	require.Equal(t, "reconcile", d.Got.Action)
 	require.Contains(t, d.Reason, "writes differ: b UPDATE endpoints/my-app [subsets.addresses")
-	require.Empty(t, d.Recorded.Writes)
+	// The shipped controller only added the pod to the slice there (a
+	// slice lists pods before they are ready); the Endpoints stayed.
+	for _, w := range d.Recorded.Writes {
+		require.NotContains(t, fmt.Sprint(w), "endpoints/", "the recorded step wrote no Endpoints")
+	}
 }
 
 func TestReplayIgnoresVolatileFieldsOnly(t *testing.T) {

@@ -27,7 +27,8 @@ var (
 )
 
 // ToModel projects one API object (Deployment, ReplicaSet, Pod, Node,
-// Service, Endpoints) into the model's object of the same kind.
+// Service, Endpoints, EndpointSlice, Namespace) into the model's object of
+// the same kind.
 func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 	if uids == nil {
 		return nil, fmt.Errorf("%w: nil UIDs", ErrMismatch)
@@ -53,6 +54,8 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 		o = serviceToModel(x, m)
 	case *api.Endpoints:
 		o = endpointsToModel(x, m)
+	case *api.EndpointSlice:
+		o = endpointSliceToModel(x, m)
 	case *api.Namespace:
 		o = namespaceToModel(x, m)
 	default:
@@ -105,6 +108,8 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 		out, err = applyAs(b, o, applyService)
 	case *api.Endpoints:
 		out, err = applyAs(b, o, applyEndpoints)
+	case *api.EndpointSlice:
+		out, err = applyAs(b, o, applyEndpointSlice)
 	case *api.Namespace:
 		out, err = applyAs(b, o, applyNamespace)
 	default:
@@ -160,6 +165,8 @@ func New(o model.Obj, template api.Object, uids *UIDs) (api.Object, error) {
 		obj = newService(x)
 	case *model.Endpoints:
 		obj, err = newEndpoints(x, template)
+	case *model.EndpointSlice:
+		obj, err = newEndpointSlice(x, template)
 	case *model.Namespace:
 		obj = newNamespace(x)
 	default:

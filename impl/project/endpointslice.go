@@ -1,0 +1,128 @@
+package project
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/model"
+)
+
+// An EndpointSlice projects to the model's: its endpoints by pod (the
+// targetRef), address, node and conditions, and its first port. Writing
+// back keeps what the model does not carry (an endpoint's targetRef uid,
+// hostname, zone; the port's name and protocol).
+
+func endpointSliceToModel(e *api.EndpointSlice, m model.Meta) *model.EndpointSlice {
+	return &model.EndpointSlice{Meta: m, Endpoints: sliceEndpointsOf(e), Port: slicePort(e)}
+}
+
+func sliceEndpointsOf(e *api.EndpointSlice) []model.SliceEndpoint {
+	var out []model.SliceEndpoint
+	for _, ep := range e.Endpoints {
+		se := model.SliceEndpoint{Pod: sliceTarget(ep), Node: deref(ep.NodeName),
+			Ready: deref(ep.Conditions.Ready), Serving: deref(ep.Conditions.Serving), Terminating: deref(ep.Conditions.Terminating)}
+		if len(ep.Addresses) > 0 {
+			se.IP = ep.Addresses[0]
+		}
+		out = append(out, se)
+	}
+	return sortedSliceEndpoints(out)
+}
+
+func sliceTarget(ep discoveryv1.Endpoint) string {
+	if ep.TargetRef == nil {
+		return ""
+	}
+	return ep.TargetRef.Name
+}
+
+func slicePort(e *api.EndpointSlice) int {
+	if len(e.Ports) > 0 && e.Ports[0].Port != nil {
+		return int(*e.Ports[0].Port)
+	}
+	return 0
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// newEndpointSlice names the port after the Service's port, when template
+// is the Service (the slice's owner).
+func newEndpointSlice(o *model.EndpointSlice, template api.Object) (*api.EndpointSlice, error) {
+	e := &api.EndpointSlice{TypeMeta: typeMeta(model.KindEndpointSlice), ObjectMeta: objectMeta(model.KindEndpointSlice, &o.Meta, template),
+		AddressType: discoveryv1.AddressTypeIPv4}
+	port := discoveryv1.EndpointPort{Name: ptr(""), Protocol: ptr(corev1.ProtocolTCP)}
+	switch t := template.(type) {
+	case nil:
+	case *api.Service:
+		if t == nil {
+			return nil, fmt.Errorf("%w: nil Service template", ErrMismatch)
+		}
+		if len(t.Spec.Ports) > 0 {
+			port.Name, port.Protocol = ptr(t.Spec.Ports[0].Name), ptr(corev1.Protocol(t.Spec.Ports[0].Protocol))
+		}
+	default:
+		return nil, fmt.Errorf("%w: an EndpointSlice takes a Service template, not %T", ErrMismatch, template)
+	}
+	writeEndpointSlice(e, o, port)
+	return e, nil
+}
+
+func applyEndpointSlice(e *api.EndpointSlice, o *model.EndpointSlice) {
+	if slices.Equal(sliceEndpointsOf(e), sortedSliceEndpoints(o.Endpoints)) && slicePort(e) == o.Port {
+		return
+	}
+	port := discoveryv1.EndpointPort{Name: ptr(""), Protocol: ptr(corev1.ProtocolTCP)}
+	if len(e.Ports) > 0 {
+		port = e.Ports[0]
+	}
+	writeEndpointSlice(e, o, port)
+}
+
+// writeEndpointSlice rebuilds the endpoints in pod order, reusing an
+// existing endpoint's extra fields, and the one port (none without
+// endpoints, as upstream's placeholder slice has none).
+func writeEndpointSlice(e *api.EndpointSlice, o *model.EndpointSlice, port discoveryv1.EndpointPort) {
+	old := e.Endpoints
+	e.Endpoints = nil
+	for _, se := range sortedSliceEndpoints(o.Endpoints) {
+		ep := discoveryv1.Endpoint{Addresses: []string{se.IP},
+			TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: e.Namespace, Name: se.Pod}}
+		if i := slices.IndexFunc(old, func(x discoveryv1.Endpoint) bool { return sliceTarget(x) == se.Pod }); i >= 0 {
+			ep = *old[i].DeepCopy()
+			ep.Addresses = []string{se.IP}
+		}
+		ep.NodeName = nil
+		if se.Node != "" {
+			ep.NodeName = ptr(se.Node)
+		}
+		ep.Conditions = discoveryv1.EndpointConditions{Ready: ptr(se.Ready), Serving: ptr(se.Serving), Terminating: ptr(se.Terminating)}
+		e.Endpoints = append(e.Endpoints, ep)
+	}
+	e.Ports = nil
+	if o.Port != 0 {
+		port.Port = ptr(i32(o.Port))
+		e.Ports = []discoveryv1.EndpointPort{port}
+	}
+}
+
+// sortedSliceEndpoints copies es sorted by pod name, nil when empty, as
+// ToModel returns them.
+func sortedSliceEndpoints(es []model.SliceEndpoint) []model.SliceEndpoint {
+	if len(es) == 0 {
+		return nil
+	}
+	out := slices.Clone(es)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
+	return out
+}
