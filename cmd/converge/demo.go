@@ -197,7 +197,7 @@ func demoModel(actions []model.Action, nodes int, stdout io.Writer) error {
 		{"replicaset controller: ReplicaSet -> Pods", model.ReplicaSetController},
 		{"scheduler: unbound Pods -> bindings", model.Scheduler},
 		{"kubelets: bound Pods -> runtime -> status", "kubelet/*"},
-		{"endpoints controller: Service + ready Pods -> Endpoints", model.EndpointsController},
+		{"endpoints controller: Service + ready Pods -> Endpoints, EndpointSlice", model.EndpointsController},
 		{"kube-proxy: Services + Endpoints -> rules", "kube-proxy/*"},
 	}
 	for _, s := range stages {
