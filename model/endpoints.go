@@ -16,6 +16,9 @@ var endpointsRole = role{
 		case *Endpoints:
 			return []string{KeyOf(o)}
 		case *EndpointSlice:
+			if !managedSlice(o) {
+				return nil // another writer's slice, as for a selector-less Service
+			}
 			return []string{KeyOf(o)}
 		case *Pod:
 			var out []string
@@ -30,7 +33,12 @@ var endpointsRole = role{
 	},
 	resync: func(c *Memory, h Host) []string {
 		out := append(keys(c.List(KindService)), keys(c.List(KindEndpoints))...)
-		return append(out, keys(c.List(KindEndpointSlice))...)
+		for _, o := range c.List(KindEndpointSlice) {
+			if managedSlice(o.(*EndpointSlice)) {
+				out = append(out, KeyOf(o))
+			}
+		}
+		return out
 	},
 	reconcile: reconcileEndpoints,
 }

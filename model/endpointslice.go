@@ -39,6 +39,10 @@ func (e *EndpointSlice) meta() *Meta  { return &e.Meta }
 func (e *EndpointSlice) Kind() Kind   { return KindEndpointSlice }
 func (e *EndpointSlice) shallow() Obj { c := *e; return &c }
 
+// managedSlice: the slice is this controller's, as upstream's EndpointSlice
+// controller tells its own by the managed-by label and touches no other.
+func managedSlice(es *EndpointSlice) bool { return es.Labels[LabelManagedBy] == SliceControllerName }
+
 // SliceEndpoints are the endpoints a Service's slice lists: the selected
 // pods of its namespace that have an address, in name order.
 func SliceEndpoints(s *Service, pods []Obj) []SliceEndpoint {
@@ -78,6 +82,9 @@ func SliceLabels(s *Service) map[string]string {
 // updated when its endpoints or port change, deleted with the Service.
 func reconcileSlice(c *Memory, t Writer, key string, s *Service) {
 	es, _ := c.Get(KindEndpointSlice, key).(*EndpointSlice)
+	if es != nil && !managedSlice(es) {
+		return // another writer's slice of that name: upstream's controller leaves it alone
+	}
 	if s == nil {
 		if es != nil {
 			t.Delete(es)
