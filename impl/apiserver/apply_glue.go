@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -90,15 +91,9 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 // are not compared.
 func unchangedBy(live, obj api.Object) bool {
 	api.Default(obj)
-	a, errA := objectMap(live)
-	b, errB := objectMap(obj)
-	if errA != nil || errB != nil {
-		return false
-	}
-	for _, m := range []map[string]any{a, b} {
-		if meta, ok := m["metadata"].(map[string]any); ok {
-			delete(meta, "resourceVersion")
-		}
-	}
-	return sameJSON(a, b)
+	a, b := api.DeepCopy(live), api.DeepCopy(obj)
+	a.GetObjectMeta().ResourceVersion, b.GetObjectMeta().ResourceVersion = "", ""
+	ja, errA := api.Marshal(a)
+	jb, errB := api.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }

@@ -75,8 +75,10 @@ func TestApplyCreateRecordsManagedFields(t *testing.T) {
 	if *d.Spec.Replicas != 3 || d.Spec.Template.Spec.Containers[0].Image != "nginx:1.27" {
 		t.Fatalf("applied object: %+v", d.Spec)
 	}
-	want := `{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:replicas":{},"f:selector":{},` +
-		`"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},` +
+	// An applier owns the members it sent; only an updater's entries
+	// name a map itself (".").
+	want := `{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:replicas":{},"f:selector":{},` +
+		`"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},` +
 		`"f:image":{},"f:name":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}}}`
 	if got := fieldsOf(t, d, "kubectl", "Apply"); got != want {
 		t.Fatalf("fieldsV1:\n got %s\nwant %s", got, want)
@@ -101,12 +103,13 @@ func TestApplyConflictBetweenManagers(t *testing.T) {
 	if !ok || se.Status.Code != http.StatusConflict || se.Status.Reason != api.StatusReasonConflict {
 		t.Fatalf("want a 409 Conflict, got %v", err)
 	}
-	if want := `Apply failed with 1 conflict: conflict with "alice" using apps/v1: .spec.replicas`; se.Status.Message != want {
+	// An applier is named without its apiVersion, an updater with it.
+	if want := `Apply failed with 1 conflict: conflict with "alice": .spec.replicas`; se.Status.Message != want {
 		t.Errorf("message %q, want %q", se.Status.Message, want)
 	}
 	causes := se.Status.Details.Causes
 	if len(causes) != 1 || causes[0].Type != "FieldManagerConflict" || causes[0].Field != ".spec.replicas" ||
-		causes[0].Message != `conflict with "alice" using apps/v1` {
+		causes[0].Message != `conflict with "alice"` {
 		t.Errorf("causes %+v", causes)
 	}
 	// The same value is no conflict: both own it.

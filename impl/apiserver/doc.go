@@ -31,7 +31,9 @@
 //     body that does not decode is 400. Other media types are 415; PATCH
 //     takes only the patch media types.
 //   - PATCH takes merge (RFC 7386), JSON (RFC 6902) and strategic merge
-//     patches; apply patches go to server-side apply. A patch without its
+//     patches; apply patches go to server-side apply, which with field
+//     ownership (managedFields) is Kubernetes' own field manager
+//     (k8s.io/apimachinery's managedfields, typed by client-go's schemas). A patch without its
 //     own resourceVersion is applied to a fresh read and retried on a lost
 //     race; with one, the resourceVersion is a precondition (409).
 //     The patches are Kubernetes' own libraries, with kube-apiserver's

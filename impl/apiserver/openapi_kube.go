@@ -82,3 +82,10 @@ func kubeTagExt(f jsonField) fieldExt {
 	}
 	return e
 }
+
+func deref(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}

@@ -80,6 +80,9 @@ func New(cfg Config) (*Server, error) {
 	if s.bookmark <= 0 {
 		s.bookmark = time.Minute
 	}
+	// Parse the field manager's schemas now (about 0.1 s, once per
+	// process), not in the first write's latency.
+	typeConverter()
 	if s.log == nil {
 		s.log = log.New(os.Stderr, "apiserver: ", log.LstdFlags)
 	}

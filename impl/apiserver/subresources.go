@@ -115,18 +115,18 @@ func (s *Server) writeScale(r *http.Request, rt route, sc *api.Scale) (api.Objec
 			api.FieldErrors{api.FieldInvalid("spec.replicas", sc.Spec.Replicas, "must be greater than or equal to 0")})
 	}
 	n := sc.Spec.Replicas
-	var was *int32
+	old := scaleOf(obj)
 	switch o := obj.(type) {
 	case *api.Deployment:
-		was, o.Spec.Replicas = o.Spec.Replicas, &n
+		o.Spec.Replicas = &n
 	case *api.ReplicaSet:
-		was, o.Spec.Replicas = o.Spec.Replicas, &n
+		o.Spec.Replicas = &n
 	case *api.StatefulSet:
-		was, o.Spec.Replicas = o.Spec.Replicas, &n
+		o.Spec.Replicas = &n
 	default:
 		return nil, api.NewMethodNotSupported(rt.gr(), "scale")
 	}
-	recordScale(obj, was == nil || *was != n, managerFromRequest(r))
+	recordScale(obj, old, sc, managerFromRequest(r))
 	out, err := s.reg.Update(ctx, obj)
 	if err != nil {
 		return nil, err
