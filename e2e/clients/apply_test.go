@@ -3,6 +3,7 @@ package clients
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -74,5 +75,38 @@ func TestServerSideApply(t *testing.T) {
 	}
 	if !owners["alice"] || !owners["bob"] {
 		t.Fatalf("managers %v, want alice and bob", owners)
+	}
+}
+
+// TestServerSideApplyToStatus: client-go's typed ApplyStatus, as a load
+// balancer controller publishes its address, sets the status alone and is
+// recorded as an Apply with subresource "status".
+func TestServerSideApplyToStatus(t *testing.T) {
+	c := start(t)
+	svcs := c.cs.CoreV1().Services("default")
+	spec := corev1ac.Service("lb", "default").WithSpec(corev1ac.ServiceSpec().
+		WithType(corev1.ServiceTypeLoadBalancer).WithSelector(map[string]string{"app": "lb"}).
+		WithPorts(corev1ac.ServicePort().WithPort(80)))
+	if _, err := svcs.Apply(ctx(t), spec, metav1.ApplyOptions{FieldManager: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	status := corev1ac.Service("lb", "default").WithStatus(corev1ac.ServiceStatus().
+		WithLoadBalancer(corev1ac.LoadBalancerStatus().WithIngress(corev1ac.LoadBalancerIngress().WithIP("127.0.0.9"))))
+	s, err := svcs.ApplyStatus(ctx(t), status, metav1.ApplyOptions{FieldManager: "lb-controller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ing := s.Status.LoadBalancer.Ingress; len(ing) != 1 || ing[0].IP != "127.0.0.9" {
+		t.Fatalf("status %+v", s.Status)
+	}
+	if len(s.Spec.Ports) != 1 || s.Spec.Ports[0].Port != 80 {
+		t.Fatalf("the status apply changed the spec: %+v", s.Spec.Ports)
+	}
+	var found bool
+	for _, m := range s.ManagedFields {
+		found = found || m.Manager == "lb-controller" && m.Operation == metav1.ManagedFieldsOperationApply && m.Subresource == "status"
+	}
+	if !found {
+		t.Fatalf("managedFields %+v: no Apply by lb-controller on status", s.ManagedFields)
 	}
 }

@@ -14,14 +14,17 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
 )
 
 // applyConfiguration is server-side apply on the object level: Kubernetes'
 // field manager merges the applied configuration patch into live (nil: a
 // create), checks and records field ownership for manager, and defaults
-// the result. The object returned is not yet validated. Conflicts are a
-// 409 Conflict Status unless force, which takes the fields over.
-func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, manager string, force bool) (api.Object, error) {
+// the result. subresource is "" or "status": an apply to status owns only
+// what the status subresource writes. The object returned is not yet
+// validated. Conflicts are a 409 Conflict Status unless force, which takes
+// the fields over.
+func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, manager, subresource string, force bool) (api.Object, error) {
 	if manager == "" {
 		return nil, api.NewBadRequest("PATCH requests with Content-Type application/apply-patch+yaml require a fieldManager")
 	}
@@ -33,7 +36,7 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 	if err := yaml.Unmarshal(patch, &applied.Object); err != nil {
 		return nil, api.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 	}
-	fm, err := managerOf(info)
+	fm, err := fieldManagerFor(info, gvkOf(info), subresource)
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
@@ -48,38 +51,49 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 	return fromUnstructured(info, merged)
 }
 
-// recordUpdate records a create (old nil), PUT or non-apply PATCH by
-// manager in newObj's managedFields, as Kubernetes' field manager does:
-// manager's Update entry owns every field whose value it changed, and a
-// client that sends managedFields of its own (kubectl apply --server-side
-// migrating client-side apply's fields) sets the ownership before the
-// write. newObj is defaulted first: Kubernetes records the decoded,
-// defaulted object, so a creator owns the defaults too. On any failure
-// the live ownership is kept, as UpdateNoErrors does. An update changes
-// nothing but managedFields, so only they are copied back.
-func recordUpdate(old, newObj api.Object, manager string) {
-	if newObj == nil || manager == "" {
-		return
+// recordedFields is the managedFields Kubernetes' field manager gives a
+// write by manager through subresource ("" or "status") that turns live
+// (nil: a create) into in. in is read, not changed, and is defaulted, as
+// Kubernetes records the decoded, defaulted object (a creator owns the
+// defaults too). manager's Update entry owns every field whose value it
+// changed, and a client that sends managedFields of its own to the main
+// resource (kubectl apply --server-side migrating client-side apply's
+// fields) sets the ownership before the write. On any failure live's
+// ownership stays, as UpdateNoErrors keeps it.
+func recordedFields(live, in api.Object, manager, subresource string) []api.ManagedFieldsEntry {
+	var kept []api.ManagedFieldsEntry
+	if live != nil {
+		kept = live.GetObjectMeta().ManagedFields
 	}
-	api.Default(newObj)
-	info, ok := api.ResourceFor(newObj)
+	if manager == "" {
+		return kept
+	}
+	info, ok := api.ResourceFor(in)
 	if !ok {
-		return
+		return kept
 	}
-	fm, err := managerOf(info)
+	fm, err := fieldManagerFor(info, gvkOf(info), subresource)
 	if err != nil {
-		return
+		return kept
 	}
-	oldR, err1 := recordingObjectOf(info, old)
-	newR, err2 := recordingObjectOf(info, newObj)
+	liveR, err1 := recordingObjectOf(info, live)
+	inR, err2 := recordingObjectOf(info, in)
 	if err1 != nil || err2 != nil {
-		return
+		return kept
 	}
-	recorded, err := meta.Accessor(fm.UpdateNoErrors(oldR, newR, manager))
+	recorded, err := meta.Accessor(fm.UpdateNoErrors(liveR, inR, manager))
 	if err != nil {
-		return
+		return kept
 	}
-	newObj.GetObjectMeta().ManagedFields = ownEntries(recorded.GetManagedFields())
+	return ownEntries(recorded.GetManagedFields())
+}
+
+// fieldRecorder records manager's updates through subresource ("" or
+// "status") in the registry's retry loop (registry.WithManagedFields).
+func fieldRecorder(manager, subresource string) registry.ManagedFieldsFunc {
+	return func(live, in api.Object) []api.ManagedFieldsEntry {
+		return recordedFields(live, in, manager, subresource)
+	}
 }
 
 // replicasPaths is where each scalable kind keeps what its scale

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
 )
 
 // serverSideApply serves PATCH with Content-Type application/apply-patch+yaml:
@@ -22,12 +23,15 @@ func (s *Server) serverSideApply(w http.ResponseWriter, r *http.Request, rt rout
 	s.serverSideApplyBody(w, r, rt, body)
 }
 
-// serverSideApplyBody is serverSideApply with the body already read.
+// serverSideApplyBody is serverSideApply with the body already read. An
+// apply reaches the object itself or its status subresource; an apply to
+// status cannot create the object.
 func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt route, body []byte) {
 	q := r.URL.Query()
 	manager := q.Get("fieldManager")
 	force := q.Get("force") == "true"
-	if rt.Subresource != "" {
+	status := rt.Subresource == "status"
+	if rt.Subresource != "" && !status {
 		writeError(w, api.NewMethodNotSupported(rt.gr(), "apply to "+rt.Subresource))
 		return
 	}
@@ -38,14 +42,14 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 	ctx := r.Context()
 	for attempt := 0; ; attempt++ {
 		live, err := s.reg.Get(ctx, rt.Resource.Resource, rt.Namespace, rt.Name)
-		if err != nil && !api.IsNotFound(err) {
+		if err != nil && (status || !api.IsNotFound(err)) {
 			writeError(w, err)
 			return
 		}
 		if err != nil {
 			live = nil
 		}
-		obj, err := applyConfiguration(rt.Resource, live, body, manager, force)
+		obj, err := applyConfiguration(rt.Resource, live, body, manager, rt.Subresource, force)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -65,11 +69,17 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 		}
 		var out api.Object
 		code := http.StatusOK
-		if live == nil {
+		switch {
+		case live == nil:
 			obj.GetObjectMeta().ResourceVersion = ""
 			out, err = s.reg.Create(ctx, obj)
 			code = http.StatusCreated
-		} else {
+		case status:
+			// The registry keeps the stored metadata of a status write
+			// but for the ownership the apply recorded.
+			obj.GetObjectMeta().ResourceVersion = live.GetObjectMeta().ResourceVersion
+			out, err = s.reg.UpdateStatus(registry.WithManagedFields(ctx, appliedFields), obj)
+		default:
 			obj.GetObjectMeta().ResourceVersion = live.GetObjectMeta().ResourceVersion
 			out, err = s.reg.Update(ctx, obj)
 		}
@@ -84,6 +94,11 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 		writeObject(w, r, code, out)
 		return
 	}
+}
+
+// appliedFields keeps the ownership an apply recorded in its object.
+func appliedFields(_, applied api.Object) []api.ManagedFieldsEntry {
+	return applied.GetObjectMeta().ManagedFields
 }
 
 // unchangedBy reports whether writing obj over live would store what is

@@ -46,7 +46,7 @@ func mustInfo(resource string) api.ResourceInfo {
 // apply runs applyConfiguration and defaults the result, as storing would.
 func apply(t *testing.T, live api.Object, cfg []byte, manager string, force bool) (*api.Deployment, error) {
 	t.Helper()
-	obj, err := applyConfiguration(deployments, live, cfg, manager, force)
+	obj, err := applyConfiguration(deployments, live, cfg, manager, "", force)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func TestRecordUpdateThenApplyConflicts(t *testing.T) {
 	d, _ := apply(t, nil, appConfig("3"), "kubectl", false)
 	scaled := api.DeepCopy(d)
 	*scaled.Spec.Replicas = 7
-	recordUpdate(d, scaled, "kubectl-client-side-apply")
+	scaled.ManagedFields = recordedFields(d, scaled, "kubectl-client-side-apply", "")
 	if got := fieldsOf(t, scaled, "kubectl-client-side-apply", "Update"); got != `{"f:spec":{"f:replicas":{}}}` {
 		t.Fatalf("update entry %q", got)
 	}
@@ -196,7 +196,7 @@ func TestApplyRejectsBadInput(t *testing.T) {
 		"wrong kind":    {"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "m"},
 		"not yaml":      {"{", "m"},
 	} {
-		if _, err := applyConfiguration(deployments, nil, []byte(c.cfg), c.manager, false); !api.IsBadRequest(err) {
+		if _, err := applyConfiguration(deployments, nil, []byte(c.cfg), c.manager, "", false); !api.IsBadRequest(err) {
 			t.Errorf("%s: want 400, got %v", name, err)
 		}
 	}

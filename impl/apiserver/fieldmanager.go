@@ -39,19 +39,21 @@ type fieldManagerKey struct {
 
 var fieldManagers sync.Map // fieldManagerKey -> *managedfields.FieldManager
 
-// fieldManagerFor is the field manager of gvk written through subresource.
-// A kind with a status subresource keeps status out of the main
-// resource's ownership, as Kubernetes' strategies reset it.
+// fieldManagerFor is the field manager of gvk written through subresource
+// ("", "status" or "scale"). As Kubernetes' strategies reset them, a kind
+// with a status subresource keeps status out of the main resource's
+// ownership, and the status subresource owns nothing but status.
 func fieldManagerFor(info api.ResourceInfo, gvk schema.GroupVersionKind, subresource string) (*managedfields.FieldManager, error) {
 	key := fieldManagerKey{gvk, subresource}
 	if fm, ok := fieldManagers.Load(key); ok {
 		return fm.(*managedfields.FieldManager), nil
 	}
-	var reset map[fieldpath.APIVersion]*fieldpath.Set
-	if _, hasStatus := info.Subresource("status"); hasStatus && subresource == "" {
-		reset = map[fieldpath.APIVersion]*fieldpath.Set{
-			fieldpath.APIVersion(gvk.GroupVersion().String()): fieldpath.NewSet(fieldpath.MakePathOrDie("status")),
-		}
+	var reset *fieldpath.Set
+	switch _, hasStatus := info.Subresource("status"); {
+	case subresource == "status":
+		reset = fieldpath.NewSet(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("metadata"))
+	case subresource == "" && hasStatus:
+		reset = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
 	}
 	tc := typeConverter()
 	if gvk == scaleKind {
@@ -60,7 +62,7 @@ func fieldManagerFor(info api.ResourceInfo, gvk schema.GroupVersionKind, subreso
 		tc = managedfields.NewDeducedTypeConverter()
 	}
 	fm, err := managedfields.NewDefaultFieldManager(tc, oneVersion{}, defaulter{info}, creater{},
-		gvk, gvk.GroupVersion(), subresource, resetFilters(reset))
+		gvk, gvk.GroupVersion(), subresource, resetFilters(gvk, reset))
 	if err != nil {
 		return nil, err
 	}
@@ -68,20 +70,15 @@ func fieldManagerFor(info api.ResourceInfo, gvk schema.GroupVersionKind, subreso
 	return actual.(*managedfields.FieldManager), nil
 }
 
-func resetFilters(sets map[fieldpath.APIVersion]*fieldpath.Set) map[fieldpath.APIVersion]fieldpath.Filter {
-	if sets == nil {
+// resetFilters is reset, the fields a write through a subresource leaves
+// alone, as the field manager takes them: per apiVersion.
+func resetFilters(gvk schema.GroupVersionKind, reset *fieldpath.Set) map[fieldpath.APIVersion]fieldpath.Filter {
+	if reset == nil {
 		return nil
 	}
-	out := make(map[fieldpath.APIVersion]fieldpath.Filter, len(sets))
-	for v, s := range sets {
-		out[v] = fieldpath.NewExcludeSetFilter(s)
+	return map[fieldpath.APIVersion]fieldpath.Filter{
+		fieldpath.APIVersion(gvk.GroupVersion().String()): fieldpath.NewExcludeSetFilter(reset),
 	}
-	return out
-}
-
-// managerOf is the field manager of info's main resource.
-func managerOf(info api.ResourceInfo) (*managedfields.FieldManager, error) {
-	return fieldManagerFor(info, gvkOf(info), "")
 }
 
 func gvkOf(info api.ResourceInfo) schema.GroupVersionKind {

@@ -12,19 +12,22 @@ func BenchmarkRecordCreate(b *testing.B) {
 	typeConverter()
 	b.ReportAllocs()
 	for b.Loop() {
-		recordUpdate(nil, benchPod("p"), "kubectl")
+		p := benchPod("p")
+		api.Default(p)
+		p.ManagedFields = recordedFields(nil, p, "kubectl", "")
 	}
 }
 
 // BenchmarkRecordUpdate is its share of an update that changes one label.
 func BenchmarkRecordUpdate(b *testing.B) {
+	typeConverter()
 	old := benchPod("p")
-	recordUpdate(nil, old, "kubectl")
 	api.Default(old)
+	old.ManagedFields = recordedFields(nil, old, "kubectl", "")
+	p := api.DeepCopy(old)
+	p.Labels["tier"] = "web"
 	b.ReportAllocs()
 	for b.Loop() {
-		p := api.DeepCopy(old)
-		p.Labels["tier"] = "web"
-		recordUpdate(old, p, "controller")
+		recordedFields(old, p, "controller", "")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
 )
 
 // Patch media types.
@@ -36,7 +37,7 @@ type patchTarget struct {
 }
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, rt route) {
-	ctx := r.Context()
+	ctx := registry.WithManagedFields(r.Context(), fieldRecorder(managerFromRequest(r), ""))
 	s.servePatch(w, r, rt, patchTarget{
 		kind:  rt.Resource.Resource,
 		get:   func() (api.Object, error) { return s.reg.Get(ctx, rt.Resource.Resource, rt.Namespace, rt.Name) },
@@ -63,7 +64,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 		return
 	}
 	for attempt := 0; ; attempt++ {
-		out, retry, err := patchOnce(mt, body, rt, t, managerFromRequest(r))
+		out, retry, err := patchOnce(mt, body, rt, t)
 		if err != nil && retry && attempt < maxPatchRetries {
 			continue
 		}
@@ -78,7 +79,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 
 // patchOnce is one read-patch-write; retry says a conflict may go away on
 // a fresh read.
-func patchOnce(mt string, body []byte, rt route, t patchTarget, manager string) (api.Object, bool, error) {
+func patchOnce(mt string, body []byte, rt route, t patchTarget) (api.Object, bool, error) {
 	cur, err := t.get()
 	if err != nil {
 		return nil, false, err
@@ -103,9 +104,6 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget, manager string) 
 	ownRV := m.ResourceVersion != curRV
 	if m.ResourceVersion == "" {
 		m.ResourceVersion = curRV
-	}
-	if t.kind == rt.Resource.Resource && rt.Subresource == "" {
-		recordUpdate(cur, obj, manager) // field ownership, for server-side apply conflicts
 	}
 	out, err := t.write(obj)
 	if err != nil {

@@ -217,7 +217,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	recordUpdate(nil, obj, managerFromRequest(r))
+	api.Default(obj)
+	obj.GetObjectMeta().ManagedFields = recordedFields(nil, obj, managerFromRequest(r), "")
 	out, wire, err := s.reg.CreateWire(r.Context(), obj)
 	if err != nil {
 		writeError(w, err)
@@ -236,11 +237,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if old, err := s.reg.Get(r.Context(), rt.Resource.Resource, rt.Namespace, rt.Name); err == nil {
-		recordUpdate(old, obj, managerFromRequest(r))
-	}
 	// obj was decoded for this request, and out is only encoded.
-	out, err := s.reg.Update(registry.HandOver(r.Context()), obj)
+	ctx := registry.WithManagedFields(registry.HandOver(r.Context()), fieldRecorder(managerFromRequest(r), ""))
+	out, err := s.reg.Update(ctx, obj)
 	if err != nil {
 		writeError(w, err)
 		return

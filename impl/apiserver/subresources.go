@@ -11,6 +11,7 @@ import (
 // through registry.UpdateStatus.
 func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, verb string) {
 	ctx := r.Context()
+	recording := registry.WithManagedFields(ctx, fieldRecorder(managerFromRequest(r), "status"))
 	switch verb {
 	case "get":
 		s.get(w, r, rt)
@@ -21,7 +22,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 			return
 		}
 		// obj was decoded for this request, and out is only encoded.
-		out, err := s.reg.UpdateStatus(registry.HandOver(ctx), obj)
+		out, err := s.reg.UpdateStatus(registry.HandOver(recording), obj)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -31,7 +32,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 		s.servePatch(w, r, rt, patchTarget{
 			kind:  rt.Resource.Resource,
 			get:   func() (api.Object, error) { return s.reg.Get(ctx, rt.Resource.Resource, rt.Namespace, rt.Name) },
-			write: func(o api.Object) (api.Object, error) { return s.reg.UpdateStatus(ctx, o) },
+			write: func(o api.Object) (api.Object, error) { return s.reg.UpdateStatus(recording, o) },
 		})
 	}
 }

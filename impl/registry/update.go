@@ -70,6 +70,9 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 			return nil, api.NewOptimisticLockConflict(info.GroupResource(), m.Name)
 		}
 		next := mergeUpdate(info, old, in, status)
+		if fn := managedFieldsOf(ctx); fn != nil && subresource != "finalize" {
+			next.GetObjectMeta().ManagedFields = fn(old, in)
+		}
 		keepClusterIP(old, next)
 		dropTypeDependentFields(old, next)
 		if subresource != "finalize" {
