@@ -32,7 +32,8 @@
 //
 // The value types Kubernetes shares across kinds are k8s.io/apimachinery's,
 // aliased: Quantity and ResourceList (served in canonical form: "0.5" as
-// "500m"), IntOrString, LabelSelector. Sentinel errors
+// "500m"), IntOrString, LabelSelector, and the Status of every error
+// (Status, StatusDetails, StatusCause, their reasons and cause types). Sentinel errors
 // (ErrInvalidIntOrPercent, ErrUnknownResource) carry the package name and
 // are wrapped with %w.
 package api

@@ -2,86 +2,66 @@ package api
 
 import (
 	"errors"
+
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"net/http"
 	"strings"
 )
 
-// StatusReason is the machine-readable reason of a failed request.
-type StatusReason string
+// The Status types are k8s.io/apimachinery's own: the body of every
+// failed (and some successful) API response, what it is about, and each
+// cause (for an invalid object, one field error).
+type (
+	Status        = metav1.Status
+	StatusDetails = metav1.StatusDetails
+	StatusCause   = metav1.StatusCause
+	// StatusReason is the machine-readable reason of a failed request.
+	StatusReason = metav1.StatusReason
+	// CauseType is the machine-readable kind of one StatusCause; for field
+	// errors it is the Kubernetes field error type.
+	CauseType = metav1.CauseType
+)
 
 const (
-	StatusReasonUnknown               StatusReason = ""
-	StatusReasonBadRequest            StatusReason = "BadRequest"
-	StatusReasonUnauthorized          StatusReason = "Unauthorized"
-	StatusReasonForbidden             StatusReason = "Forbidden"
-	StatusReasonNotFound              StatusReason = "NotFound"
-	StatusReasonMethodNotAllowed      StatusReason = "MethodNotAllowed"
-	StatusReasonNotAcceptable         StatusReason = "NotAcceptable"
-	StatusReasonAlreadyExists         StatusReason = "AlreadyExists"
-	StatusReasonConflict              StatusReason = "Conflict"
-	StatusReasonGone                  StatusReason = "Gone"
-	StatusReasonExpired               StatusReason = "Expired"
-	StatusReasonRequestEntityTooLarge StatusReason = "RequestEntityTooLarge"
-	StatusReasonUnsupportedMediaType  StatusReason = "UnsupportedMediaType"
-	StatusReasonInvalid               StatusReason = "Invalid"
-	StatusReasonTooManyRequests       StatusReason = "TooManyRequests"
-	StatusReasonInternalError         StatusReason = "InternalError"
-	StatusReasonServiceUnavailable    StatusReason = "ServiceUnavailable"
-	StatusReasonTimeout               StatusReason = "Timeout"
+	StatusReasonUnknown               = metav1.StatusReasonUnknown
+	StatusReasonBadRequest            = metav1.StatusReasonBadRequest
+	StatusReasonUnauthorized          = metav1.StatusReasonUnauthorized
+	StatusReasonForbidden             = metav1.StatusReasonForbidden
+	StatusReasonNotFound              = metav1.StatusReasonNotFound
+	StatusReasonMethodNotAllowed      = metav1.StatusReasonMethodNotAllowed
+	StatusReasonNotAcceptable         = metav1.StatusReasonNotAcceptable
+	StatusReasonAlreadyExists         = metav1.StatusReasonAlreadyExists
+	StatusReasonConflict              = metav1.StatusReasonConflict
+	StatusReasonGone                  = metav1.StatusReasonGone
+	StatusReasonExpired               = metav1.StatusReasonExpired
+	StatusReasonRequestEntityTooLarge = metav1.StatusReasonRequestEntityTooLarge
+	StatusReasonUnsupportedMediaType  = metav1.StatusReasonUnsupportedMediaType
+	StatusReasonInvalid               = metav1.StatusReasonInvalid
+	StatusReasonTooManyRequests       = metav1.StatusReasonTooManyRequests
+	StatusReasonInternalError         = metav1.StatusReasonInternalError
+	StatusReasonServiceUnavailable    = metav1.StatusReasonServiceUnavailable
+	StatusReasonTimeout               = metav1.StatusReasonTimeout
 )
 
 // Values of Status.Status.
 const (
-	StatusSuccess = "Success"
-	StatusFailure = "Failure"
+	StatusSuccess = metav1.StatusSuccess
+	StatusFailure = metav1.StatusFailure
 )
-
-// CauseType is the machine-readable kind of one StatusCause; for field
-// errors it is the Kubernetes field error type.
-type CauseType string
 
 const (
-	CauseTypeFieldValueNotFound     CauseType = "FieldValueNotFound"
-	CauseTypeFieldValueRequired     CauseType = "FieldValueRequired"
-	CauseTypeFieldValueDuplicate    CauseType = "FieldValueDuplicate"
-	CauseTypeFieldValueInvalid      CauseType = "FieldValueInvalid"
-	CauseTypeFieldValueNotSupported CauseType = "FieldValueNotSupported"
-	CauseTypeFieldValueForbidden    CauseType = "FieldValueForbidden"
-	CauseTypeFieldValueTooLong      CauseType = "FieldValueTooLong"
-	CauseTypeFieldValueTooMany      CauseType = "FieldValueTooMany"
-	CauseTypeInternal               CauseType = "InternalError"
+	CauseTypeFieldValueNotFound     = metav1.CauseTypeFieldValueNotFound
+	CauseTypeFieldValueRequired     = metav1.CauseTypeFieldValueRequired
+	CauseTypeFieldValueDuplicate    = metav1.CauseTypeFieldValueDuplicate
+	CauseTypeFieldValueInvalid      = metav1.CauseTypeFieldValueInvalid
+	CauseTypeFieldValueNotSupported = metav1.CauseTypeFieldValueNotSupported
+	CauseTypeFieldValueForbidden    = CauseType(field.ErrorTypeForbidden)
+	CauseTypeFieldValueTooLong      = CauseType(field.ErrorTypeTooLong)
+	CauseTypeFieldValueTooMany      = CauseType(field.ErrorTypeTooMany)
+	CauseTypeInternal               = metav1.CauseTypeInternal
 )
-
-// Status is the body of every failed (and some successful) API response.
-type Status struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata"`
-	Status   string         `json:"status,omitempty"`
-	Message  string         `json:"message,omitempty"`
-	Reason   StatusReason   `json:"reason,omitempty"`
-	Details  *StatusDetails `json:"details,omitempty"`
-	Code     int32          `json:"code,omitempty"`
-}
-
-// StatusDetails identifies the object a Status is about. Kind holds the
-// resource ("deployments") for most errors and the kind for Invalid, as in
-// Kubernetes.
-type StatusDetails struct {
-	Name              string        `json:"name,omitempty"`
-	Group             string        `json:"group,omitempty"`
-	Kind              string        `json:"kind,omitempty"`
-	UID               string        `json:"uid,omitempty"`
-	Causes            []StatusCause `json:"causes,omitempty"`
-	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty"`
-}
-
-// StatusCause is one cause of a failure, e.g. one invalid field.
-type StatusCause struct {
-	Type    CauseType `json:"reason,omitempty"`
-	Message string    `json:"message,omitempty"`
-	Field   string    `json:"field,omitempty"`
-}
 
 // StatusError is an error carrying the Status the apiserver should answer
 // with.
@@ -95,7 +75,7 @@ func (e *StatusError) Error() string { return e.Status.Message }
 // failure builds a Failure status with the wire type fields set.
 func failure(code int, reason StatusReason, message string, details *StatusDetails) *StatusError {
 	return &StatusError{Status: Status{
-		TypeMeta: TypeMeta{Kind: "Status", APIVersion: "v1"},
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   StatusFailure,
 		Code:     int32(code),
 		Reason:   reason,

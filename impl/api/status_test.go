@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestStatusConstructors(t *testing.T) {
@@ -46,7 +47,7 @@ func TestStatusConstructors(t *testing.T) {
 		assert.Equal(t, tc.reason, s.Reason, tc.msg)
 		assert.Equal(t, tc.msg, tc.err.Error())
 		assert.Equal(t, StatusFailure, s.Status)
-		assert.Equal(t, TypeMeta{Kind: "Status", APIVersion: "v1"}, s.TypeMeta)
+		assert.Equal(t, metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, s.TypeMeta)
 	}
 	nf := NewNotFound(deploy, "myapp").Status.Details
 	assert.Equal(t, &StatusDetails{Name: "myapp", Group: "apps", Kind: "deployments"}, nf)

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -68,17 +67,10 @@ func checkListQuery(r *http.Request, watch bool) (watchMode, error) {
 	return m, nil
 }
 
-// fromKube carries an apimachinery StatusError's Status, byte for byte as
-// Kubernetes writes it, in converge's own StatusError.
+// fromKube carries an apimachinery StatusError's Status, as Kubernetes
+// writes it, in converge's own StatusError.
 func fromKube(e *apierrors.StatusError) *api.StatusError {
-	b, err := json.Marshal(e.ErrStatus)
-	if err != nil {
-		return api.NewInternalError(err)
-	}
-	var st api.Status
-	if err := json.Unmarshal(b, &st); err != nil {
-		return api.NewInternalError(err)
-	}
+	st := e.ErrStatus
 	st.Kind, st.APIVersion = "Status", "v1"
 	return &api.StatusError{Status: st}
 }

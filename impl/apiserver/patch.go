@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -160,7 +161,7 @@ func applyPatch(mt, resource string, doc, patch []byte) ([]byte, error) {
 // message of NewGenericServerResponse, the library's error left out.
 func unprocessablePatch() error {
 	return &api.StatusError{Status: api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   api.StatusFailure,
 		Code:     http.StatusUnprocessableEntity,
 		Reason:   api.StatusReasonInvalid,

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/registry"
 )
@@ -245,13 +247,13 @@ func writeError(w http.ResponseWriter, err error) {
 		st.Code = int32(code)
 	}
 	if st.Kind == "" {
-		st.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}
+		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	}
 	writeJSON(w, code, &st)
 }
 
 // successStatus is the Status a binding or a delete-by-status answers with.
 func successStatus(code int) *api.Status {
-	return &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+	return &api.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: api.StatusSuccess, Code: int32(code)}
 }
