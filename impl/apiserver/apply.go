@@ -53,9 +53,9 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 
 // recordedFields is the managedFields Kubernetes' field manager gives a
 // write by manager through subresource ("" or "status") that turns live
-// (nil: a create) into in. in is read, not changed, and is defaulted, as
-// Kubernetes records the decoded, defaulted object (a creator owns the
-// defaults too). manager's Update entry owns every field whose value it
+// (nil: a create) into in. in is read, not changed, and must be defaulted
+// already, as Kubernetes records the decoded, defaulted object (so a
+// creator owns the defaults too). manager's Update entry owns every field whose value it
 // changed, and a client that sends managedFields of its own to the main
 // resource (kubectl apply --server-side migrating client-side apply's
 // fields) sets the ownership before the write. On any failure live's
@@ -124,9 +124,8 @@ func recordScale(obj api.Object, old, req *api.Scale, manager string) {
 	if err != nil {
 		return
 	}
-	oldScale, newScale := api.DeepCopy(old), api.DeepCopy(req)
-	oldU, err1 := toUnstructured(api.ResourceInfo{}, oldScale)
-	newU, err2 := toUnstructured(api.ResourceInfo{}, newScale)
+	oldU, err1 := toUnstructured(api.ResourceInfo{}, old)
+	newU, err2 := toUnstructured(api.ResourceInfo{}, req)
 	if err1 != nil || err2 != nil {
 		return
 	}

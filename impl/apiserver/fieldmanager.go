@@ -31,7 +31,7 @@ var typeConverter = sync.OnceValue(func() managedfields.TypeConverter {
 })
 
 // fieldManagerKey names one field manager: a kind, and the subresource
-// written through ("" for the main resource, "scale").
+// written through ("" for the main resource, "status" or "scale").
 type fieldManagerKey struct {
 	gvk         schema.GroupVersionKind
 	subresource string
