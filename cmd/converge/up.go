@@ -149,6 +149,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 		return err
 	}
 	defer m.close()
+	go reg.RunCRDs(ctx) // serves the custom resources the stored CRDs define
 	srv, err := apiserver.New(apiserver.Config{Registry: reg, Auth: auth, PodLogs: m.podLogs(reg)})
 	if err != nil {
 		return err

@@ -87,6 +87,12 @@ func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
 	if err != nil {
 		return nil, NewBadRequest(err.Error())
 	}
+	if c, ok := want.(*CustomObject); ok {
+		if err := decodeCustom(m, docs[0].json, c, expected); err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		return c, nil
+	}
 	if v, ok := m["apiVersion"].(string); ok && v != "" && v != expected.APIVersion {
 		return nil, NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", v, expected.APIVersion))
 	}
@@ -333,6 +339,14 @@ func describe(kind string, m map[string]any) string {
 // decodeObject decodes one object of a known kind, strictly.
 func decodeObject(m map[string]any, j []byte, kind, apiVersion string) (Object, error) {
 	e, ok := byKind[kind]
+	if c, custom := customByKind(kind); !ok && custom {
+		obj := &CustomObject{}
+		info := c.res.Info
+		if err := decodeCustom(m, j, obj, TypeMeta{Kind: kind, APIVersion: info.APIVersion()}); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
 	if !ok {
 		return nil, fmt.Errorf("unknown kind %q (apiVersion %q); converge serves %s", kind, apiVersion, knownKinds())
 	}

@@ -56,6 +56,10 @@ func Default(obj Object) {
 		if o.Status.Phase == "" {
 			o.Status.Phase = NamespaceActive
 		}
+	case *CustomObject:
+		defaultCustom(o)
+	case *CustomResourceDefinition:
+		defaultCRD(o)
 	default:
 		if !defaultWorkload(obj) && !defaultEndpointSlice(obj) {
 			defaultStored(obj)

@@ -191,7 +191,7 @@ var (
 )
 
 func init() {
-	table = append(append(append(table, storedEntries...), workloadEntries...), discoveryEntries...)
+	table = append(append(append(append(table, storedEntries...), workloadEntries...), discoveryEntries...), crdEntries...)
 	for i := range table {
 		e := &table[i]
 		r := e.info
@@ -214,9 +214,12 @@ func init() {
 
 // Resources lists every resource, in a stable order.
 func Resources() []ResourceInfo {
-	out := make([]ResourceInfo, len(table))
+	out := make([]ResourceInfo, len(table), len(table)+len(customSnapshot()))
 	for i, e := range table {
 		out[i] = e.info.clone()
+	}
+	for _, e := range sortedCustoms() {
+		out = append(out, e.res.Info.clone())
 	}
 	return out
 }
@@ -225,6 +228,9 @@ func Resources() []ResourceInfo {
 func LookupResource(resource string) (ResourceInfo, bool) {
 	if e, ok := byResource[resource]; ok {
 		return e.info.clone(), true
+	}
+	if e, ok := customSnapshot()[resource]; ok {
+		return e.res.Info.clone(), true
 	}
 	return ResourceInfo{}, false
 }
@@ -235,6 +241,9 @@ func LookupKind(kind string) (ResourceInfo, bool) {
 	if e, ok := byKind[kind]; ok {
 		return e.info.clone(), true
 	}
+	if e, ok := customByKind(kind); ok {
+		return e.res.Info.clone(), true
+	}
 	return ResourceInfo{}, false
 }
 
@@ -242,6 +251,9 @@ func LookupKind(kind string) (ResourceInfo, bool) {
 func LookupShortName(short string) (ResourceInfo, bool) {
 	if e, ok := byShort[short]; ok {
 		return e.info.clone(), true
+	}
+	if e, ok := customByShortName(short); ok {
+		return e.res.Info.clone(), true
 	}
 	return ResourceInfo{}, false
 }
@@ -264,13 +276,16 @@ func ResolveResource(name string) (ResourceInfo, bool) {
 			return r.clone(), true
 		}
 	}
-	return ResourceInfo{}, false
+	return resolveCustom(n, group)
 }
 
 // New returns an empty object of the resource, with its TypeMeta set.
 func New(resource string) (Object, error) {
 	e, ok := byResource[resource]
 	if !ok {
+		if c, ok := customSnapshot()[resource]; ok {
+			return &CustomObject{TypeMeta: TypeMeta{Kind: c.res.Info.Kind, APIVersion: c.res.Info.APIVersion()}}, nil
+		}
 		return nil, fmt.Errorf("%w: %q", ErrUnknownResource, resource)
 	}
 	o := e.newObj()
@@ -281,6 +296,9 @@ func New(resource string) (Object, error) {
 // NewList returns an empty list of the resource, with its TypeMeta set.
 func NewList(resource string) (ListObject, error) {
 	e, ok := byResource[resource]
+	if c, custom := customSnapshot()[resource]; !ok && custom {
+		return &CustomObjectList{TypeMeta: TypeMeta{Kind: c.res.Info.ListKind, APIVersion: c.res.Info.APIVersion()}}, nil
+	}
 	if !ok || e.newList == nil {
 		return nil, fmt.Errorf("%w: %q has no list", ErrUnknownResource, resource)
 	}
@@ -291,11 +309,11 @@ func NewList(resource string) (ListObject, error) {
 
 // newSubresourceBody returns the empty body of "resource/subresource".
 func newSubresourceBody(resource, sub string) (Object, Subresource, error) {
-	e, ok := byResource[resource]
+	info, ok := LookupResource(resource)
 	if !ok {
 		return nil, Subresource{}, fmt.Errorf("%w: %q", ErrUnknownResource, resource)
 	}
-	s, ok := e.info.Subresource(sub)
+	s, ok := info.Subresource(sub)
 	if !ok {
 		return nil, Subresource{}, fmt.Errorf("%w: %q has no subresource %q", ErrUnknownResource, resource, sub)
 	}
@@ -306,7 +324,10 @@ func newSubresourceBody(resource, sub string) (Object, Subresource, error) {
 	case "Binding":
 		o = &Binding{}
 	default:
-		o = e.newObj()
+		var err error
+		if o, err = New(resource); err != nil {
+			return nil, Subresource{}, err
+		}
 	}
 	*o.GetTypeMeta() = TypeMeta{Kind: s.Kind, APIVersion: s.APIVersion()}
 	return o, s, nil
@@ -315,6 +336,9 @@ func newSubresourceBody(resource, sub string) (Object, Subresource, error) {
 // ResourceFor returns the resource whose kind obj is (not for Scale, which
 // is only a subresource body).
 func ResourceFor(obj Object) (ResourceInfo, bool) {
+	if c, ok := obj.(*CustomObject); ok && c != nil {
+		return customFor(c.TypeMeta)
+	}
 	km, ok := metaOf(obj)
 	if !ok {
 		return ResourceInfo{}, false
@@ -329,6 +353,12 @@ func ResourceFor(obj Object) (ResourceInfo, bool) {
 // TypeMetaFor returns the kind and apiVersion of a Go value of any
 // converge kind (objects, lists, Scale, Status, DeleteOptions).
 func TypeMetaFor(v any) (TypeMeta, bool) {
+	switch c := v.(type) {
+	case *CustomObject:
+		return c.TypeMeta, c != nil
+	case *CustomObjectList:
+		return c.TypeMeta, c != nil
+	}
 	km, ok := byType[reflect.TypeOf(v)]
 	if !ok {
 		return TypeMeta{}, false
@@ -337,6 +367,10 @@ func TypeMetaFor(v any) (TypeMeta, bool) {
 }
 
 func metaOf(v any) (kindMeta, bool) {
+	if c, ok := v.(*CustomObject); ok && c != nil {
+		info, ok := customFor(c.TypeMeta)
+		return kindMeta{info.Kind, info.Group, info.Version, info.Namespaced}, ok
+	}
 	km, ok := byType[reflect.TypeOf(v)]
 	return km, ok
 }

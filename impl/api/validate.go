@@ -56,6 +56,16 @@ func ValidateUpdate(old, obj Object) error {
 		}
 	case *Node:
 		validateNodeUpdate(e, old.(*Node), o)
+	case *CustomResourceDefinition:
+		e.list = nil
+		validateCRD(e, o, old.(*CustomResourceDefinition))
+	case *CustomObject:
+		// Create's checks ran above; the update's add the CEL transition
+		// rules, which see the old object.
+		e.list = nil
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
+		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+		validateCustom(e, o, old.(*CustomObject))
 	default:
 		validateStoredUpdate(e, old, obj)
 		validateWorkloadUpdate(e, old, obj)
@@ -79,6 +89,9 @@ func ValidateStatusUpdate(old, obj Object) error {
 	validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
 	if n, ok := obj.(*Node); ok {
 		validateNodeStatus(e, n)
+	}
+	if c, ok := obj.(*CustomObject); ok {
+		validateCustom(e, c, old.(*CustomObject))
 	}
 	return invalidOrNil(obj, km, e.list)
 }
@@ -122,6 +135,12 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 	case *Scale:
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		e.nonNegative("spec.replicas", int64(o.Spec.Replicas))
+	case *CustomObject:
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
+		validateCustom(e, o, nil)
+	case *CustomResourceDefinition:
+		// The apiextensions module checks the metadata too.
+		validateCRD(e, o, nil)
 	default:
 		if validateStored(e, obj, km) || validateWorkload(e, obj, km) || validateEndpointSlice(e, obj, km) {
 			return km, e, nil

@@ -258,4 +258,10 @@ func prepareWorkloadForCreate(obj Object) {
 
 // PrepareForCreate does what Kubernetes' strategies do to a new object of
 // a stored kind once it has its uid (see prepareWorkloadForCreate).
-func PrepareForCreate(obj Object) { prepareWorkloadForCreate(obj) }
+func PrepareForCreate(obj Object) {
+	if c, ok := obj.(*CustomResourceDefinition); ok {
+		prepareCRDForCreate(c)
+		return
+	}
+	prepareWorkloadForCreate(obj)
+}

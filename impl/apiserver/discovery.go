@@ -32,7 +32,7 @@ const authorizationGroup = "authorization.k8s.io"
 // served (Scale is its kind) but not listed: it has no top-level
 // resources, and discovery clients fail on a group version with an empty
 // resource list.
-var listedGroups = []string{"apps", eventsGroup, authorizationGroup, batchGroup, coordinationGroup, discoveryGroup}
+var listedGroups = []string{"apps", eventsGroup, api.APIExtensionsGroup, authorizationGroup, batchGroup, coordinationGroup, discoveryGroup}
 
 // servedGroups are the groups with a /apis/{group} document.
 var servedGroups = append([]string{"autoscaling"}, listedGroups...)
@@ -55,8 +55,14 @@ func apiVersionOf(group, version string) string {
 
 // groupOf is the APIGroup document of a named group.
 func groupOf(name string) metav1.APIGroup {
-	gv := groupVersionOf(name)
-	return metav1.APIGroup{Name: name, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
+	g := metav1.APIGroup{Name: name}
+	for _, v := range groupVersions(name) {
+		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: apiVersionOf(name, v), Version: v})
+	}
+	if len(g.Versions) > 0 {
+		g.PreferredVersion = g.Versions[0]
+	}
+	return g
 }
 
 // resourcesOf lists the resources of one group version, each with its
@@ -71,7 +77,9 @@ func resourcesOf(group, version string) []api.ResourceInfo {
 	}
 	var out []api.ResourceInfo
 	for _, r := range api.Resources() {
-		if r.Group == group && r.Version == version {
+		if c, custom := api.LookupCustom(r.Resource); custom && r.Group == group && c.ServesVersion(version) {
+			out = append(out, atVersion(r, version))
+		} else if !custom && r.Group == group && r.Version == version {
 			out = append(out, r)
 		}
 	}
@@ -103,25 +111,33 @@ func aggregated(groups ...string) apidiscoveryv2.APIGroupDiscoveryList {
 	out := apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
 		Items: []apidiscoveryv2.APIGroupDiscovery{}}
 	for _, g := range groups {
-		v := apidiscoveryv2.APIVersionDiscovery{Version: "v1", Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
-			Resources: []apidiscoveryv2.APIResourceDiscovery{}}
-		for _, r := range resourcesOf(g, "v1") {
-			rd := apidiscoveryv2.APIResourceDiscovery{Resource: r.Resource, SingularResource: r.Singular,
-				ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
-				Scope:        apidiscoveryv2.ScopeCluster, Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories}
-			if r.Namespaced {
-				rd.Scope = apidiscoveryv2.ScopeNamespace
-			}
-			for _, sub := range r.Subresources {
-				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: sub.Name,
-					ResponseKind: &metav1.GroupVersionKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}, Verbs: sub.Verbs})
-			}
-			v.Resources = append(v.Resources, rd)
+		gd := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g}}
+		for _, version := range groupVersions(g) {
+			gd.Versions = append(gd.Versions, versionDiscovery(g, version))
 		}
-		out.Items = append(out.Items, apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g},
-			Versions: []apidiscoveryv2.APIVersionDiscovery{v}})
+		out.Items = append(out.Items, gd)
 	}
 	return out
+}
+
+// versionDiscovery is one group version's part of aggregated discovery.
+func versionDiscovery(g, version string) apidiscoveryv2.APIVersionDiscovery {
+	v := apidiscoveryv2.APIVersionDiscovery{Version: version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
+		Resources: []apidiscoveryv2.APIResourceDiscovery{}}
+	for _, r := range resourcesOf(g, version) {
+		rd := apidiscoveryv2.APIResourceDiscovery{Resource: r.Resource, SingularResource: r.Singular,
+			ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			Scope:        apidiscoveryv2.ScopeCluster, Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories}
+		if r.Namespaced {
+			rd.Scope = apidiscoveryv2.ScopeNamespace
+		}
+		for _, sub := range r.Subresources {
+			rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: sub.Name,
+				ResponseKind: &metav1.GroupVersionKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}, Verbs: sub.Verbs})
+		}
+		v.Resources = append(v.Resources, rd)
+	}
+	return v
 }
 
 // wantsAggregated: the first Accept clause converge serves asks for
@@ -161,10 +177,10 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 		body = metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
 	case path == "/apis" && wantsAggregated(r):
-		body = aggregated(listedGroups...)
+		body = aggregated(allListedGroups()...)
 	case path == "/apis":
 		l := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
-		for _, g := range listedGroups {
+		for _, g := range allListedGroups() {
 			l.Groups = append(l.Groups, groupOf(g))
 		}
 		body = l
@@ -172,7 +188,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 		body = resourceList("", "v1")
 	default:
 		group, version, _ := strings.Cut(strings.TrimPrefix(path, "/apis/"), "/")
-		if !strings.HasPrefix(path, "/apis/") || !slices.Contains(servedGroups, group) || (version != "" && version != "v1") {
+		if !strings.HasPrefix(path, "/apis/") || (version != "" && !slices.Contains(groupVersions(group), version)) ||
+			len(groupVersions(group)) == 0 {
 			return false
 		}
 		if version == "" {

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"sync"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsapply "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/applyconfigurations"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -28,6 +31,14 @@ import (
 // maps) of every built-in kind.
 var typeConverter = sync.OnceValue(func() managedfields.TypeConverter {
 	return applyconfigurations.NewTypeConverter(scheme.Scheme)
+})
+
+// crdTypeConverter is typeConverter for CustomResourceDefinitions, whose
+// schemas the apiextensions module ships.
+var crdTypeConverter = sync.OnceValue(func() managedfields.TypeConverter {
+	s := runtime.NewScheme()
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return apiextensionsapply.NewTypeConverter(s)
 })
 
 // fieldManagerKey names one field manager: a kind, and the subresource
@@ -56,9 +67,14 @@ func fieldManagerFor(info api.ResourceInfo, gvk schema.GroupVersionKind, subreso
 		reset = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
 	}
 	tc := typeConverter()
-	if gvk == scaleKind {
+	if gvk.Group == api.APIExtensionsGroup {
+		tc = crdTypeConverter()
+	}
+	if _, custom := api.LookupCustom(info.Resource); gvk == scaleKind || custom {
 		// client-go's schemas have no Scale; its fields are all scalars
 		// in maps, which a deduced schema merges as a typed one would.
+		// Custom resources get a deduced schema too: their CRD's schema
+		// is not one of client-go's.
 		tc = managedfields.NewDeducedTypeConverter()
 	}
 	fm, err := managedfields.NewDefaultFieldManager(tc, oneVersion{}, defaulter{info}, creater{},
@@ -93,7 +109,7 @@ func toUnstructured(info api.ResourceInfo, obj api.Object) (*unstructured.Unstru
 		u.SetGroupVersionKind(gvkOf(info))
 		return u, nil
 	}
-	b, err := api.Marshal(obj)
+	b, err := api.Marshal(servedAs(obj, info.Version))
 	if err != nil {
 		return nil, err
 	}

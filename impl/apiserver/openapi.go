@@ -80,10 +80,14 @@ func openAPIHandler() http.Handler {
 			writeError(w, api.NewMethodNotSupported(api.GroupResource{Resource: "openapi"}, strings.ToLower(r.Method)))
 			return
 		}
-		docs, err := openAPIDocuments()
+		builtin, err := openAPIDocuments()
 		if err != nil {
 			writeError(w, api.NewInternalError(err))
 			return
+		}
+		docs := customOpenAPIDocs()
+		for p, d := range builtin {
+			docs[p] = d
 		}
 		rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/openapi/v3"), "/")
 		if rest == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,7 +51,13 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, rt route) {
 // decode strictly, write with the read's resourceVersion as precondition.
 // A lost race is retried unless the patch set a resourceVersion itself.
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t patchTarget) {
-	body, mt, err := readBody(r, patchTypes...)
+	types := patchTypes
+	if isCustom(rt) {
+		// Custom resources have no patch strategies: as upstream, a
+		// strategic merge patch is an unsupported media type.
+		types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == strategicPatchType })
+	}
+	body, mt, err := readBody(r, types...)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -65,7 +72,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 		return
 	}
 	for attempt := 0; ; attempt++ {
-		out, retry, err := patchOnce(mt, body, rt, t)
+		out, retry, err := patchOnce(mt, body, rt, t, func(o api.Object) error { return checkUnknownFields(w, r, o) })
 		if err != nil && retry && attempt < maxPatchRetries {
 			continue
 		}
@@ -80,12 +87,12 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 
 // patchOnce is one read-patch-write; retry says a conflict may go away on
 // a fresh read.
-func patchOnce(mt string, body []byte, rt route, t patchTarget) (api.Object, bool, error) {
+func patchOnce(mt string, body []byte, rt route, t patchTarget, check func(api.Object) error) (api.Object, bool, error) {
 	cur, err := t.get()
 	if err != nil {
 		return nil, false, err
 	}
-	curJSON, err := api.Marshal(cur)
+	curJSON, err := api.Marshal(servedAs(cur, rt.Resource.Version))
 	if err != nil {
 		return nil, false, api.NewInternalError(err)
 	}
@@ -98,6 +105,9 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget) (api.Object, boo
 		return nil, false, err
 	}
 	if err := checkIdentity(obj, rt); err != nil {
+		return nil, false, err
+	}
+	if err := check(obj); err != nil {
 		return nil, false, err
 	}
 	curRV := cur.GetObjectMeta().ResourceVersion

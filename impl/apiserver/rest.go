@@ -113,7 +113,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if negotiateOutput(r) == asObject {
+	if negotiateOutput(r) == asObject && atStorageVersion(rt) {
 		raw, ok, err := s.reg.ListRaw(r.Context(), rt.Resource.Resource, rt.Namespace, o)
 		if err != nil {
 			writeError(w, err)
@@ -213,6 +213,9 @@ func checkIdentity(obj api.Object, rt route) error {
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 	obj, err := decodeFor(r, rt, rt.Resource.Resource)
+	if err == nil {
+		err = checkUnknownFields(w, r, obj)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -224,7 +227,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		writeError(w, err)
 		return
 	}
-	if wire != nil && negotiateOutput(r) == asObject {
+	if wire != nil && negotiateOutput(r) == asObject && atStorageVersion(rt) {
 		writeBody(w, http.StatusCreated, append(wire, '\n'))
 		return
 	}
@@ -233,6 +236,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 	obj, err := decodeFor(r, rt, rt.Resource.Resource)
+	if err == nil {
+		err = checkUnknownFields(w, r, obj)
+	}
 	if err != nil {
 		writeError(w, err)
 		return

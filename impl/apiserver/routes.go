@@ -28,8 +28,8 @@ func (rt route) authzResource() string {
 	return rt.Resource.Resource
 }
 
-// servedGroupVersions are the group versions the server has paths for.
-var servedGroupVersions = []string{"v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1}
+// servedGroupVersions are the group versions of the built-in kinds.
+var servedGroupVersions = []string{"v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1, api.APIExtensionsGroup + "/v1"}
 
 // parseRoute reads /api/v1/... or /apis/{group}/{version}/... into a route;
 // any other path, or an unknown resource or subresource, is 404 NotFound.
@@ -56,7 +56,13 @@ func parseRoute(path string) (route, error) {
 		return route{}, notFoundPath(path)
 	}
 	info, ok := api.LookupResource(segs[0])
-	if !ok || info.Group != group || info.Version != version {
+	if c, custom := api.LookupCustom(segs[0]); custom && info.Group == group {
+		// A custom resource is served at each of its served versions.
+		if !c.ServesVersion(version) {
+			return route{}, notFoundPath(path)
+		}
+		info = atVersion(info, version)
+	} else if !ok || info.Group != group || info.Version != version {
 		return route{}, notFoundPath(path)
 	}
 	rt.Resource = info

@@ -27,6 +27,8 @@ func kubeComponentName(t reflect.Type) (string, bool) {
 	switch {
 	case strings.HasPrefix(pkg, "k8s.io/api/"):
 		return "io.k8s.api." + strings.ReplaceAll(strings.TrimPrefix(pkg, "k8s.io/api/"), "/", ".") + "." + t.Name(), true
+	case pkg == "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1":
+		return "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1." + t.Name(), true
 	case pkg == "k8s.io/apimachinery/pkg/apis/meta/v1":
 		return "io.k8s.apimachinery.pkg.apis.meta.v1." + t.Name(), true
 	case t.Name() == "Lease" || t.Name() == "LeaseList":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -54,6 +55,8 @@ var strategicSchemaTypes = map[string]any{
 	"PersistentVolumeClaim": corev1.PersistentVolumeClaim{},
 	"Lease":                 coordinationv1.Lease{},
 	"Scale":                 autoscalingv1.Scale{},
+
+	"CustomResourceDefinition": apiextensionsv1.CustomResourceDefinition{},
 }
 
 // strategicSchemas is strategicSchemaTypes read once.

@@ -17,6 +17,9 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 		s.get(w, r, rt)
 	case "update":
 		obj, err := decodeFor(r, rt, rt.Resource.Resource)
+		if err == nil {
+			err = checkUnknownFields(w, r, obj)
+		}
 		if err != nil {
 			writeError(w, err)
 			return

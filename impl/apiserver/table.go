@@ -44,6 +44,7 @@ type partialObjectMetadata struct {
 // writeObject writes obj (an object, a list or a Status) converted as the
 // client negotiated (a Table, PartialObjectMetadata).
 func writeObject(w http.ResponseWriter, r *http.Request, code int, obj any) {
+	obj = servedAs(obj, requestedVersion(r))
 	out, err := convertOutput(r, negotiateOutput(r), obj)
 	if err != nil {
 		writeError(w, err)
@@ -98,6 +99,9 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 		kind = strings.TrimSuffix(tm.Kind, "List")
 	}
 	name := func(o api.Object) string { return o.GetObjectMeta().Name }
+	if cols, cells, ok := customPrinter(obj); ok {
+		return cols, cells
+	}
 	switch kind {
 	case "Pod":
 		return []tableColumn{col("Name", "string", 0), col("Ready", "string", 0), col("Status", "string", 0),

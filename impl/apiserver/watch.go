@@ -109,6 +109,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 	enc := json.NewEncoder(w)
 	lastRV := lo.ResourceVersion
 	send := func(t api.EventType, obj any) bool {
+		obj = servedAs(obj, rt.Resource.Version)
 		switch {
 		case as == asTable && (t == api.EventAdded || t == api.EventModified || t == api.EventDeleted):
 			if tb, ok := toTable(r, obj); ok {

@@ -94,6 +94,11 @@ func (r *Registry) deleteOnce(ctx context.Context, key store.Key, old api.Object
 		graceful = false
 	}
 	finalizers := deletionFinalizers(m.Finalizers, opts)
+	if key.Resource == crdResource && m.DeletionTimestamp == nil && !slices.Contains(finalizers, CRDCleanupFinalizer) {
+		// Upstream's CRD storage adds the cleanup finalizer on delete, so
+		// that the definition outlives its custom resources.
+		finalizers = append(finalizers, CRDCleanupFinalizer)
+	}
 	if len(finalizers) > 0 || graceful {
 		return r.markDeleting(ctx, key, old, rev, opts.GracePeriodSeconds, graceful, finalizers)
 	}

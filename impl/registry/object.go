@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"maps"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,13 @@ import (
 // encode renders obj as its stored value. The resourceVersion is not
 // stored: it is the key's mod revision, set again by decode.
 func encode(obj api.Object) ([]byte, error) {
+	if c, ok := obj.(*api.CustomObject); ok {
+		// Custom resources are stored at their storage version, whatever
+		// version they were written at ("None" conversion).
+		if info, ok := api.ResourceFor(c); ok {
+			c.APIVersion = info.APIVersion()
+		}
+	}
 	m := obj.GetObjectMeta()
 	rv := m.ResourceVersion
 	m.ResourceVersion = ""
@@ -79,6 +87,9 @@ func field(obj api.Object, name string) reflect.Value {
 // specChanged compares the specs as JSON, so that nil and empty
 // collections are equal, as Kubernetes' semantic equality has it.
 func specChanged(old, obj api.Object) bool {
+	if c, ok := obj.(*api.CustomObject); ok {
+		return customBodyChanged(old.(*api.CustomObject), c)
+	}
 	a, b := field(old, "Spec"), field(obj, "Spec")
 	if !a.IsValid() || !b.IsValid() {
 		return false
@@ -90,6 +101,10 @@ func specChanged(old, obj api.Object) bool {
 
 // copyStatus sets dst's status to a deep copy of src's (same kind).
 func copyStatus(dst, src api.Object) {
+	if c, ok := dst.(*api.CustomObject); ok {
+		setCustomStatus(c, api.DeepCopy(src.(*api.CustomObject)))
+		return
+	}
 	d, s := field(dst, "Status"), field(src, "Status")
 	if d.IsValid() && s.IsValid() && d.CanSet() && d.Type() == s.Type() {
 		d.Set(reflect.ValueOf(api.DeepCopy(s.Interface())))
@@ -110,6 +125,11 @@ func shallowCopy(obj api.Object) api.Object {
 
 // setStatus sets dst's status to src's (same kind), sharing it.
 func setStatus(dst, src api.Object) {
+	if c, ok := dst.(*api.CustomObject); ok {
+		c.Content = maps.Clone(c.Content) // dst is a shallow copy of a stored object
+		setCustomStatus(c, src.(*api.CustomObject))
+		return
+	}
 	d, s := field(dst, "Status"), field(src, "Status")
 	if d.IsValid() && s.IsValid() && d.CanSet() && d.Type() == s.Type() {
 		d.Set(s)
@@ -139,6 +159,10 @@ func resetStatusOnCreate(obj api.Object) {
 		o.Status = api.ServiceStatus{}
 	case *api.Namespace:
 		prepareNamespace(o)
+	case *api.CustomObject:
+		if info, ok := api.ResourceFor(o); ok && hasStatusSubresource(info) {
+			delete(o.Content, "status")
+		}
 	default:
 		api.PrepareForCreate(obj)
 	}

@@ -1,0 +1,109 @@
+package registry
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+)
+
+// crdRetry is how often a deleted CRD whose custom resources are still
+// going is looked at again, and how long a failed watch waits.
+const crdRetry = 200 * time.Millisecond
+
+// RunCRDs is the driver of SyncCRD, as upstream's apiextensions
+// controllers run in kube-apiserver: it serves every stored CRD, then
+// follows their changes until ctx ends. Run it once per control plane,
+// beside the apiserver that serves the custom resources.
+func (r *Registry) RunCRDs(ctx context.Context) {
+	for ctx.Err() == nil {
+		rv, err := r.syncAllCRDs(ctx)
+		if err == nil {
+			err = r.followCRDs(ctx, rv)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(crdRetry):
+		}
+	}
+}
+
+// ServeStoredCRDs serves what the CRDs in the store define, once; a
+// caller that does not run RunCRDs (a test, a loader) uses it.
+func (r *Registry) ServeStoredCRDs(ctx context.Context) error {
+	_, err := r.syncAllCRDs(ctx)
+	return err
+}
+
+func (r *Registry) syncAllCRDs(ctx context.Context) (string, error) {
+	l, err := r.List(ctx, crdResource, "", ListOptions{})
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(l.GetItems()))
+	for _, o := range l.GetItems() {
+		names = append(names, o.GetObjectMeta().Name)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if _, err := r.SyncCRD(ctx, n); err != nil {
+			return "", err
+		}
+	}
+	return l.GetListMeta().ResourceVersion, nil
+}
+
+// followCRDs syncs each CRD that changes after rv, and retries those
+// still waiting for their custom resources to go.
+func (r *Registry) followCRDs(ctx context.Context, rv string) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events, err := r.Watch(wctx, crdResource, "", rv)
+	if err != nil {
+		return err
+	}
+	pending := map[string]bool{}
+	tick := time.NewTicker(crdRetry)
+	defer tick.Stop()
+	sync := func(name string) error {
+		p, err := r.SyncCRD(ctx, name)
+		if err != nil {
+			return err
+		}
+		if p {
+			pending[name] = true
+		} else {
+			delete(pending, name)
+		}
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			if ev.Err != nil {
+				return ev.Err
+			}
+			if ev.Object == nil || ev.Type == string(api.EventBookmark) {
+				continue
+			}
+			if err := sync(ev.Object.GetObjectMeta().Name); err != nil {
+				return err
+			}
+		case <-tick.C:
+			for name := range pending {
+				if err := sync(name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
