@@ -2,10 +2,10 @@ package registry
 
 import (
 	"bytes"
-	"maps"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"github.com/converge-dev/converge/impl/api"
