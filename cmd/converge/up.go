@@ -37,6 +37,7 @@ func init() {
 
 type upFlags struct {
 	dataDir, listen, kubeconfig, endpoints, tokenFile, rulesFile string
+	crds                                                         string
 	nodes                                                        int
 	// etcdMembers > 1 runs that many embedded members in-process
 	// (DATA-DIR/etcd-cluster); onEtcdCluster, set by tests, receives the
@@ -63,6 +64,7 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.dataDir, "data-dir", "converge-data", "where etcd, the certificates, the token and the kubeconfig live")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:6443", "the apiserver's address (HTTPS)")
 	fs.IntVar(&f.nodes, "nodes", 3, "fake nodes (node-1..node-N)")
+	fs.StringVar(&f.crds, "crds", "", "install the CustomResourceDefinitions in this directory (a kubebuilder project's config/crd/bases) before the control plane starts")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "where to write the kubeconfig (default DATA-DIR/kubeconfig)")
 	fs.StringVar(&f.endpoints, "etcd-endpoints", "", "an external etcd (comma-separated URLs) instead of the embedded one")
 	fs.IntVar(&f.etcdMembers, "etcd-members", 1, "embedded etcd members (1, 3 or 5), each with its own data dir and loopback URLs")
@@ -122,6 +124,15 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	reg := registry.New(registry.Config{Store: st, ServiceIPRange: serviceIPRange})
 	if err := ensureNamespaces(ctx, reg); err != nil {
 		return err
+	}
+	if f.crds != "" {
+		names, err := reg.InstallCRDs(ctx, f.crds)
+		if err != nil {
+			return fmt.Errorf("--crds: %w", err)
+		}
+		if !f.quiet {
+			fmt.Fprintf(stdout, "installed %d CustomResourceDefinitions: %s\n", len(names), strings.Join(names, ", "))
+		}
 	}
 	tlsFiles, err := apiserver.EnsureTLS(filepath.Join(f.dataDir, "pki"))
 	if err != nil {

@@ -58,6 +58,15 @@ func (r *Registry) SyncCRD(ctx context.Context, name string) (pending bool, err 
 	return false, r.establish(ctx, c)
 }
 
+// unserveAll ends every registration r made.
+func (r *Registry) unserveAll() {
+	r.served().Range(func(name, _ any) bool {
+		r.unserve(name.(string))
+		return true
+	})
+	servedCRDs.Delete(r)
+}
+
 func (r *Registry) unserve(name string) {
 	if v, ok := r.served().LoadAndDelete(name); ok {
 		s := v.(servedCRD)

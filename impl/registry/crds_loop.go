@@ -17,6 +17,7 @@ const crdRetry = 200 * time.Millisecond
 // follows their changes until ctx ends. Run it once per control plane,
 // beside the apiserver that serves the custom resources.
 func (r *Registry) RunCRDs(ctx context.Context) {
+	defer r.unserveAll() // a control plane that ends serves nothing more
 	for ctx.Err() == nil {
 		rv, err := r.syncAllCRDs(ctx)
 		if err == nil {
