@@ -115,7 +115,13 @@ func recordScale(obj api.Object, old, req *api.Scale, manager string) {
 		return
 	}
 	info, _ := api.ResourceFor(obj)
-	handler := managedfields.NewScaleHandler(kubeEntries(obj.GetObjectMeta().ManagedFields), schema.GroupVersion{Group: info.Group, Version: info.Version}, replicasPaths)
+	paths := replicasPaths
+	if c, ok := obj.(*api.CustomObject); ok {
+		if sc := customScale(c); sc != nil {
+			paths = managedfields.ResourcePathMappings{info.APIVersion(): fieldpath.MakePathOrDie(toPathElements(jsonPathFields(sc.SpecReplicasPath))...)}
+		}
+	}
+	handler := managedfields.NewScaleHandler(kubeEntries(obj.GetObjectMeta().ManagedFields), schema.GroupVersion{Group: info.Group, Version: info.Version}, paths)
 	seen, err := handler.ToSubresource()
 	if err != nil {
 		return

@@ -150,6 +150,20 @@ func TestCustomResourceLifecycleOverHTTP(t *testing.T) {
 		t.Fatalf("after a status patch: %+v", w)
 	}
 
+	// The scale subresource reads and writes the CRD's replica paths.
+	var sc api.Scale
+	e.must(http.StatusOK, "GET", widgets+"/a/scale", "").into(t, &sc)
+	if sc.Kind != "Scale" || sc.Spec.Replicas != 2 || sc.Name != "a" {
+		t.Fatalf("scale: %+v", sc)
+	}
+	e.must(http.StatusOK, "PATCH", widgets+"/a/scale", `{"spec":{"replicas":5}}`, "Content-Type: application/merge-patch+json")
+	e.must(http.StatusOK, "GET", widgets+"/a", "").into(t, &w)
+	if w.Content["spec"].(map[string]any)["replicas"] != int64(5) || w.Generation != 3 {
+		t.Fatalf("after a scale patch: generation %d, spec %v", w.Generation, w.Content["spec"])
+	}
+	// The schema still holds through the scale subresource.
+	e.must(http.StatusUnprocessableEntity, "PUT", widgets+"/a/scale", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"a","namespace":"default"},"spec":{"replicas":11}}`)
+
 	// Strategic merge patch is not for custom resources: 415.
 	e.must(http.StatusUnsupportedMediaType, "PATCH", widgets+"/a", `{"spec":{"replicas":3}}`,
 		"Content-Type: application/strategic-merge-patch+json")

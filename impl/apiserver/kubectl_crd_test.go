@@ -114,6 +114,14 @@ func TestKubectlCustomResources(t *testing.T) {
 		t.Fatalf("managers: %q", got)
 	}
 
+	// The scale subresource maps to .spec.replicas.
+	if out := k.run("scale", "widget", "hello", "--replicas=2"); !strings.Contains(out, "widget.example.com/hello scaled") {
+		t.Fatalf("scale: %s", out)
+	}
+	if got := k.run("get", "widget", "hello", "-o", "jsonpath={.spec.replicas}"); got != "2" {
+		t.Fatalf("after kubectl scale: replicas %q", got)
+	}
+
 	// explain reads the CRD's schema.
 	if out := k.run("explain", "widgets.spec.replicas"); !strings.Contains(out, "How many replicas to run") {
 		t.Fatalf("explain:\n%s", out)

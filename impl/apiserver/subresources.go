@@ -99,6 +99,8 @@ func scaleOf(obj api.Object) *api.Scale {
 		sc.Spec.Replicas = replicas(o.Spec.Replicas)
 		sc.Status.Replicas = o.Status.Replicas
 		sc.Status.Selector = selectorString(o.Spec.Selector)
+	case *api.CustomObject:
+		customScaleOf(o, sc)
 	}
 	return sc
 }
@@ -127,6 +129,10 @@ func (s *Server) writeScale(r *http.Request, rt route, sc *api.Scale) (api.Objec
 		o.Spec.Replicas = &n
 	case *api.StatefulSet:
 		o.Spec.Replicas = &n
+	case *api.CustomObject:
+		if !setCustomReplicas(o, n) {
+			return nil, api.NewMethodNotSupported(rt.gr(), "scale")
+		}
 	default:
 		return nil, api.NewMethodNotSupported(rt.gr(), "scale")
 	}

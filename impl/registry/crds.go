@@ -183,6 +183,10 @@ func customResourceOf(k *apiextensionsv1.CustomResourceDefinition) (api.CustomRe
 				info.Subresources = append(info.Subresources, api.Subresource{Name: "status", Kind: n.Kind,
 					Group: k.Spec.Group, Version: v.Name, Verbs: []string{"get", "patch", "update"}})
 			}
+			if v.Subresources != nil && v.Subresources.Scale != nil {
+				info.Subresources = append(info.Subresources, api.Subresource{Name: "scale", Kind: "Scale",
+					Group: "autoscaling", Version: "v1", Verbs: []string{"get", "patch", "update"}})
+			}
 		}
 		if !v.Served {
 			continue
