@@ -70,3 +70,84 @@ func TestUpRefusesABadCRDDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomResourceOwnsADeployment: a Deployment whose controller is a
+// custom resource (as an operator's SetControllerReference makes it) is
+// rolled out like any other, and goes with its owner by each policy.
+func TestCustomResourceOwnsADeployment(t *testing.T) {
+	needKubectl(t)
+	bases := t.TempDir()
+	crd, err := os.ReadFile("../../examples/crd/widget-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bases, "widgets.yaml"), crd, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc, stop := startUpWith(t, upFlags{dataDir: t.TempDir(), listen: "127.0.0.1:0", nodes: 1, tick: 200 * time.Millisecond, quiet: true, crds: bases})
+	defer stop()
+	owned := func(widget string) string {
+		w := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: " + widget + "}\nspec: {image: nginx}\n"
+		p := filepath.Join(t.TempDir(), widget+".yaml")
+		if err := os.WriteFile(p, []byte(w), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kubectl(t, kc, "apply", "-f", p)
+		uid := kubectl(t, kc, "get", "widget", widget, "-o", "jsonpath={.metadata.uid}")
+		d := strings.NewReplacer("WIDGET", widget, "UID", uid).Replace(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: WIDGET-web
+  ownerReferences:
+  - {apiVersion: example.com/v1, kind: Widget, name: WIDGET, uid: UID, controller: true, blockOwnerDeletion: true}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: WIDGET}}
+  template:
+    metadata: {labels: {app: WIDGET}}
+    spec: {containers: [{name: web, image: nginx}]}
+`)
+		p = filepath.Join(t.TempDir(), widget+"-web.yaml")
+		if err := os.WriteFile(p, []byte(d), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kubectl(t, kc, "apply", "-f", p)
+		kubectl(t, kc, "rollout", "status", "deployment/"+widget+"-web", "--timeout=60s")
+		return widget + "-web"
+	}
+	gone := func(args ...string) bool {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if strings.TrimSpace(kubectl(t, kc, append(args, "--ignore-not-found", "-o", "name")...)) == "" {
+				return true
+			}
+		}
+		return false
+	}
+
+	// Background (kubectl's default): the widget goes at once, then what it owns.
+	dep := owned("bg")
+	kubectl(t, kc, "delete", "widget", "bg")
+	if !gone("get", "deployment", dep) || !gone("get", "pods", "-l", "app=bg") {
+		t.Fatalf("background: %s", kubectl(t, kc, "get", "deploy,rs,pods"))
+	}
+
+	// Foreground: the widget waits for what it owns.
+	dep = owned("fg")
+	kubectl(t, kc, "delete", "widget", "fg", "--cascade=foreground", "--timeout=60s")
+	if out := kubectl(t, kc, "get", "deployment", dep, "--ignore-not-found", "-o", "name"); out != "" {
+		t.Fatalf("foreground: the widget went before its deployment: %s", out)
+	}
+	if !gone("get", "pods", "-l", "app=fg") {
+		t.Fatalf("foreground: %s", kubectl(t, kc, "get", "deploy,rs,pods"))
+	}
+
+	// Orphan: what it owned stays, with no reference to it.
+	dep = owned("or")
+	kubectl(t, kc, "delete", "widget", "or", "--cascade=orphan")
+	if !gone("get", "widget", "or") {
+		t.Fatal("orphan: the widget stayed")
+	}
+	if refs := kubectl(t, kc, "get", "deployment", dep, "-o", "jsonpath={.metadata.ownerReferences}"); refs != "" {
+		t.Fatalf("orphan: the deployment still names its owner: %s", refs)
+	}
+}

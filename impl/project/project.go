@@ -284,7 +284,9 @@ func formatVersion(v int64) string {
 }
 
 // ownerToModel is the ownerReference with controller=true; other references
-// are invisible to the model.
+// are invisible to the model. So is a controller of a kind the model does
+// not have (a custom resource, a ConfigMap): the object is the model's to
+// run as if it had no owner, and Apply keeps that reference as it is.
 func ownerToModel(refs []api.OwnerReference, uids *UIDs) (model.Owner, error) {
 	for _, r := range refs {
 		if r.Controller == nil || !*r.Controller {
@@ -292,7 +294,7 @@ func ownerToModel(refs []api.OwnerReference, uids *UIDs) (model.Owner, error) {
 		}
 		k, ok := ownerKinds[r.Kind]
 		if !ok {
-			return model.Owner{}, fmt.Errorf("%w: owner kind %q", ErrUnsupported, r.Kind)
+			return model.Owner{}, nil
 		}
 		return normalOwner(model.Owner{Kind: k, Name: r.Name, UID: uids.Of(r.UID)}), nil
 	}

@@ -165,8 +165,6 @@ func TestErrors(t *testing.T) {
 		{"nil object", second(ToModel((*api.Pod)(nil), uids)), ErrUnsupported},
 		{"configmap kind", second(ToModel(&api.ConfigMap{}, uids)), ErrUnsupported},
 		{"bad resourceVersion", second(ToModel(&api.Service{ObjectMeta: api.ObjectMeta{ResourceVersion: "x1"}}, uids)), ErrUnsupported},
-		{"foreign owner kind", second(ToModel(&api.Pod{ObjectMeta: api.ObjectMeta{OwnerReferences: []api.OwnerReference{
-			{Kind: "StatefulSet", Name: "db", UID: "u", Controller: ptr(true)}}}}, uids)), ErrUnsupported},
 		{"bad podCIDR", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "10.244.1.0/24"}}, uids)), ErrUnsupported},
 		{"padded podCIDR", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "127.100.01.0/24"}}, uids)), ErrUnsupported},
 		{"bad surge", second(ToModel(&api.Deployment{Spec: api.DeploymentSpec{Strategy: api.DeploymentStrategy{

@@ -81,6 +81,9 @@ func (r *Registry) establish(ctx context.Context, c *api.CustomResourceDefinitio
 	if err != nil {
 		return api.NewInternalError(err)
 	}
+	// What is registered is the CRD as it will be once accepted: the
+	// OpenAPI builder reads the accepted names.
+	k.Status.AcceptedNames = k.Spec.Names
 	res, err := customResourceOf(k)
 	owner := fmt.Sprintf("%p/%s", r, c.UID)
 	if err == nil {

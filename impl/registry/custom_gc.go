@@ -1,0 +1,206 @@
+package registry
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/converge-dev/converge/impl/api"
+)
+
+// The garbage collector's work where a custom resource is involved, as an
+// owner or as a dependent. The model's garbage collector, which runs in
+// every driver, knows the model's kinds only; until custom resources are
+// in the model (issue 17's item 6) this pass does, as upstream's garbage
+// collector does for every kind:
+//   - a dependent whose owners (by uid) are all gone, one of them a custom
+//     resource or the dependent itself one, is deleted in the background;
+//   - a custom resource being deleted with the foregroundDeletion
+//     finalizer has its dependents deleted, and loses the finalizer once
+//     they are gone;
+//   - one being deleted with the orphan finalizer has its dependents'
+//     references to it removed, then the finalizer.
+// It costs nothing while no CRD is served.
+
+// customGCPeriod is how often RunCustomGC looks.
+const customGCPeriod = 500 * time.Millisecond
+
+// RunCustomGC runs CollectCustomGarbage until ctx ends.
+func (r *Registry) RunCustomGC(ctx context.Context) {
+	t := time.NewTicker(customGCPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = r.CollectCustomGarbage(ctx) // a failed pass is tried again on the next tick
+		}
+	}
+}
+
+// gcObject is one live object with the resource it was listed from.
+type gcObject struct {
+	resource string
+	obj      api.Object
+}
+
+// CollectCustomGarbage makes one pass.
+func (r *Registry) CollectCustomGarbage(ctx context.Context) error {
+	var all []gcObject
+	live := map[string]gcObject{} // uid -> object
+	anyCustom := false
+	for _, info := range api.Resources() {
+		if _, ok := api.LookupCustom(info.Resource); ok {
+			anyCustom = true
+		}
+	}
+	if !anyCustom {
+		return nil
+	}
+	for _, info := range api.Resources() {
+		if info.ListKind == "" || !slices.Contains(info.Verbs, "list") {
+			continue
+		}
+		l, err := r.List(ctx, info.Resource, "", ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, o := range l.GetItems() {
+			g := gcObject{info.Resource, o}
+			all = append(all, g)
+			live[o.GetObjectMeta().UID] = g
+		}
+	}
+	dependents := map[string][]gcObject{} // owner uid -> dependents
+	for _, g := range all {
+		for _, ref := range g.obj.GetObjectMeta().OwnerReferences {
+			dependents[ref.UID] = append(dependents[ref.UID], g)
+		}
+	}
+	for _, g := range all {
+		if err := r.collectOne(ctx, g, live, dependents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Registry) collectOne(ctx context.Context, g gcObject, live map[string]gcObject, dependents map[string][]gcObject) error {
+	m := g.obj.GetObjectMeta()
+	_, isCustom := api.LookupCustom(g.resource)
+	if isCustom && m.DeletionTimestamp != nil {
+		switch {
+		case slices.Contains(m.Finalizers, finalizerOrphan):
+			return r.orphanDependents(ctx, g, dependents[m.UID])
+		case slices.Contains(m.Finalizers, finalizerForeground):
+			return r.deleteDependents(ctx, g, dependents[m.UID])
+		}
+	}
+	if len(m.OwnerReferences) == 0 || m.DeletionTimestamp != nil {
+		return nil
+	}
+	involvesCustom := isCustom
+	for _, ref := range m.OwnerReferences {
+		if owner, ok := live[ref.UID]; ok && owner.obj.GetObjectMeta().Name == ref.Name {
+			return nil // an owner is there
+		}
+		involvesCustom = involvesCustom || isCustomKind(ref.APIVersion, ref.Kind)
+	}
+	if !involvesCustom {
+		return nil // the model's garbage collector's
+	}
+	// The lists are not one snapshot: an owner created after its kind was
+	// listed is read live before its dependent goes, as upstream does.
+	for _, ref := range m.OwnerReferences {
+		if r.ownerExists(ctx, ref, m.Namespace) {
+			return nil
+		}
+	}
+	background := api.DeletePropagationBackground
+	_, err := r.Delete(ctx, g.resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &background,
+		Preconditions: &api.Preconditions{UID: &m.UID}})
+	return ignoreGone(err)
+}
+
+// deleteDependents deletes owner's dependents, and drops its
+// foregroundDeletion finalizer once none is left.
+func (r *Registry) deleteDependents(ctx context.Context, owner gcObject, deps []gcObject) error {
+	if len(deps) == 0 {
+		return r.dropFinalizer(ctx, owner, finalizerForeground)
+	}
+	foreground := api.DeletePropagationForeground
+	for _, d := range deps {
+		m := d.obj.GetObjectMeta()
+		if m.DeletionTimestamp != nil {
+			continue // on its way: wait for it to go
+		}
+		_, err := r.Delete(ctx, d.resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &foreground,
+			Preconditions: &api.Preconditions{UID: &m.UID}})
+		if err := ignoreGone(err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// orphanDependents removes owner from its dependents' references, then
+// drops its orphan finalizer.
+func (r *Registry) orphanDependents(ctx context.Context, owner gcObject, deps []gcObject) error {
+	uid := owner.obj.GetObjectMeta().UID
+	for _, d := range deps {
+		next := api.DeepCopy(d.obj)
+		m := next.GetObjectMeta()
+		m.OwnerReferences = slices.DeleteFunc(m.OwnerReferences, func(ref api.OwnerReference) bool { return ref.UID == uid })
+		if _, err := r.Update(ctx, next); ignoreGone(err) != nil {
+			return err
+		}
+	}
+	return r.dropFinalizer(ctx, owner, finalizerOrphan)
+}
+
+func (r *Registry) dropFinalizer(ctx context.Context, g gcObject, f string) error {
+	next := api.DeepCopy(g.obj)
+	m := next.GetObjectMeta()
+	m.Finalizers = slices.DeleteFunc(slices.Clone(m.Finalizers), func(x string) bool { return x == f })
+	_, err := r.Update(ctx, next)
+	return ignoreGone(err)
+}
+
+// ownerExists reads ref's owner live (in namespace, when its kind is
+// namespaced); a read that fails counts as there, to be looked at again.
+func (r *Registry) ownerExists(ctx context.Context, ref api.OwnerReference, namespace string) bool {
+	info, ok := api.LookupKind(ref.Kind)
+	if !ok {
+		return false
+	}
+	if !info.Namespaced {
+		namespace = ""
+	}
+	o, err := r.Get(ctx, info.Resource, namespace, ref.Name)
+	if api.IsNotFound(err) {
+		return false
+	}
+	return err != nil || o.GetObjectMeta().UID == ref.UID
+}
+
+// ignoreGone: an object that went or changed meanwhile is looked at again
+// on the next pass.
+func ignoreGone(err error) error {
+	if api.IsNotFound(err) || api.IsConflict(err) {
+		return nil
+	}
+	return err
+}
+
+// isCustomKind says whether apiVersion and kind name a custom resource.
+func isCustomKind(apiVersion, kind string) bool {
+	info, ok := api.LookupKind(kind)
+	if !ok {
+		return false
+	}
+	_, custom := api.LookupCustom(info.Resource)
+	group, _, _ := strings.Cut(apiVersion, "/")
+	return custom && strings.Contains(apiVersion, "/") && group == info.Group
+}
