@@ -197,3 +197,30 @@ func TestCustomResourceLifecycleOverHTTP(t *testing.T) {
 		t.Fatalf("widgets left in the store: %d (%v)", len(left), err)
 	}
 }
+
+// A cluster-scoped CRD beside a namespaced one: each custom kind is
+// served with its own scope, though all share one Go type.
+func TestClusterScopedCustomResource(t *testing.T) {
+	e := newCRDEnv(t)
+	e.must(http.StatusCreated, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+		"metadata":{"name":"gadgets.test.io"},"spec":{"group":"test.io","scope":"Cluster","names":{"plural":"gadgets","singular":"gadget","kind":"Gadget"},
+		"versions":[{"name":"v1alpha1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer"}}}}}}}]}}`)
+	e.waitFor("the Gadget CRD to be established", func() bool {
+		return crdCondition(t, e, "gadgets.test.io", "Established") == "True"
+	})
+	e.must(http.StatusCreated, "POST", widgets, widgetJSON("w", `{"image":"nginx"}`))
+	var g api.CustomObject
+	e.must(http.StatusCreated, "POST", "/apis/test.io/v1alpha1/gadgets",
+		`{"apiVersion":"test.io/v1alpha1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":3}}`).into(t, &g)
+	if g.Namespace != "" || g.Content["spec"].(map[string]any)["size"] != int64(3) {
+		t.Fatalf("gadget: %+v", g)
+	}
+	e.must(http.StatusOK, "GET", "/apis/test.io/v1alpha1/gadgets/g1", "")
+	e.must(http.StatusNotFound, "GET", "/apis/test.io/v1alpha1/namespaces/default/gadgets/g1", "")
+	var l api.CustomObjectList
+	e.must(http.StatusOK, "GET", "/apis/test.io/v1alpha1/gadgets", "").into(t, &l)
+	if len(l.Items) != 1 || l.Kind != "GadgetList" {
+		t.Fatalf("gadgets: %+v", l)
+	}
+	e.must(http.StatusOK, "GET", widgets+"/w", "") // the namespaced kind is still namespaced
+}

@@ -37,6 +37,9 @@ func TestKubectlCustomResources(t *testing.T) {
 	k.runCRDs()
 	k.run("apply", "-f", "../../examples/crd/widget-crd.yaml")
 	k.run("wait", "--for", "condition=established", "--timeout=20s", "crd/widgets.example.com")
+	if out := k.run("get", "crds"); !regexpFind(`NAME\s+CREATED AT\nwidgets\.example\.com\s+\d{4}-\d\d-\d\dT`, out) {
+		t.Fatalf("get crds:\n%s", out)
+	}
 	if out := k.run("api-resources", "--api-group=example.com"); !strings.Contains(out, "widgets") || !strings.Contains(out, "wd") || !strings.Contains(out, "Widget") {
 		t.Fatalf("api-resources:\n%s", out)
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -60,6 +61,13 @@ func storedPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
 		return []tableColumn{col("Name", "string", 0), col("Secrets", "string", 0), col("Age", "string", 0)},
 			func(o api.Object) []any {
 				return []any{name(o), strconv.Itoa(len(o.(*api.ServiceAccount).Secrets)), age(o)}
+			}, true
+	case "CustomResourceDefinition":
+		// Upstream serves CRDs with apiserver's default table: the name and
+		// the creation time.
+		return []tableColumn{col("Name", "string", 0), col("Created At", "date", 0)},
+			func(o api.Object) []any {
+				return []any{name(o), o.GetObjectMeta().CreationTimestamp.UTC().Format(time.RFC3339)}
 			}, true
 	case "Lease":
 		return []tableColumn{col("Name", "string", 0), col("Holder", "string", 0), col("Age", "string", 0)},

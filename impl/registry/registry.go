@@ -89,6 +89,9 @@ var infosByResource, infosByType sync.Map // string or reflect.Type -> api.Resou
 
 // lookup finds the table entry of a stored resource.
 func lookup(resource string) (api.ResourceInfo, error) {
+	if c, ok := api.LookupCustom(resource); ok {
+		return c.Info, nil // not cached: a CRD may change or go
+	}
 	info, ok := cachedInfo(&infosByResource, resource, func() (api.ResourceInfo, bool) { return api.LookupResource(resource) })
 	if !ok || info.ListKind == "" {
 		return api.ResourceInfo{}, api.NewNotFound(api.GroupResource{Resource: resource}, "")
@@ -132,6 +135,14 @@ func collectionScope(resource, namespace string) (api.ResourceInfo, error) {
 func infoOf(obj api.Object) (api.ResourceInfo, error) {
 	if obj == nil || isNil(obj) {
 		return api.ResourceInfo{}, api.NewBadRequest("registry: no object given")
+	}
+	if _, custom := obj.(*api.CustomObject); custom {
+		// One Go type for every custom kind: its info is its kind's.
+		info, ok := api.ResourceFor(obj)
+		if !ok {
+			return api.ResourceInfo{}, api.NewBadRequest(fmt.Sprintf("registry: %s is not a served kind", obj.GetTypeMeta().Kind))
+		}
+		return info, nil
 	}
 	info, ok := cachedInfo(&infosByType, reflect.TypeOf(obj), func() (api.ResourceInfo, bool) { return api.ResourceFor(obj) })
 	if !ok || info.ListKind == "" {
