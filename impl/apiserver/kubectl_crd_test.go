@@ -129,6 +129,13 @@ func TestKubectlCustomResources(t *testing.T) {
 	if out := k.run("explain", "widgets.spec.replicas"); !strings.Contains(out, "How many replicas to run") {
 		t.Fatalf("explain:\n%s", out)
 	}
+	// And from /openapi/v2, as older clients read it.
+	if out := k.run("explain", "widgets.spec.replicas", "--output=plaintext-openapiv2"); !strings.Contains(out, "How many replicas to run") {
+		t.Fatalf("explain from OpenAPI v2:\n%s", out)
+	}
+	if out := k.run("explain", "deployment.spec.replicas", "--output=plaintext-openapiv2"); !strings.Contains(out, "replicas") || !strings.Contains(out, "integer") {
+		t.Fatalf("explain a built-in from OpenAPI v2:\n%s", out)
+	}
 
 	// Deleting the CRD deletes its custom resources, then the CRD; the
 	// resource is gone from discovery.

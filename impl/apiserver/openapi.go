@@ -80,6 +80,10 @@ func openAPIHandler() http.Handler {
 			writeError(w, api.NewMethodNotSupported(api.GroupResource{Resource: "openapi"}, strings.ToLower(r.Method)))
 			return
 		}
+		if strings.TrimSuffix(r.URL.Path, "/") == "/openapi/v2" {
+			serveOpenAPIV2(w, r)
+			return
+		}
 		builtin, err := openAPIDocuments()
 		if err != nil {
 			writeError(w, api.NewInternalError(err))
