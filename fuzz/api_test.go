@@ -8,12 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/apiserver"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/impl/store/storetest"
 )
 
@@ -21,6 +26,13 @@ import (
 // the apiserver's handler over a real store. No request may panic or get a
 // 5xx, every JSON answer must be valid JSON, and a rejected request (any
 // non-2xx) must leave the store's revision unchanged.
+//
+// The registry runs its CRD controllers with the worked example's Widget
+// CRD installed (../examples/crd/widget-crd.yaml, and a Widget w1), so the
+// custom resource paths are live; an input that deleted the CRD has it
+// reinstalled before the next one. The controllers write on their own
+// after a CRD changes: an input that changes one waits until the store is
+// quiet, so that the next input's revision check sees its own writes only.
 func FuzzAPIRequest(f *testing.F) {
 	const pods = "/api/v1/namespaces/default/pods"
 	const deploys = "/apis/apps/v1/namespaces/default/deployments"
@@ -39,6 +51,7 @@ func FuzzAPIRequest(f *testing.F) {
 	f.Add("POST", pods+"/p1/binding", "application/json", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p1"},"target":{"kind":"Node","name":"n"}}`)
 	f.Add("POST", "/api/v1/namespaces/default/gizmos", "text/plain", `x`)
 	f.Add("GET", "/openapi/v3/apis/apps/v1", "", ``)
+	addCustomResourceSeeds(f)
 	st := storetest.Store(f)
 	reg := registry.New(registry.Config{Store: st})
 	s, err := apiserver.New(apiserver.Config{Registry: reg, MaxBodyBytes: 64 << 10, Log: log.New(io.Discard, "", 0)})
@@ -51,10 +64,20 @@ func FuzzAPIRequest(f *testing.F) {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}); err != nil {
 		f.Fatal(err)
 	}
+	// The CRD controllers run until the target ends; then the process
+	// serves the CRDs' resources no more.
+	crdCtx, stopCRDs := context.WithCancel(ctx)
+	crdsDone := make(chan struct{})
+	go func() { defer close(crdsDone); reg.RunCRDs(crdCtx) }()
+	f.Cleanup(func() { stopCRDs(); <-crdsDone })
+	installWidgets(f, h, st)
 	f.Fuzz(func(t *testing.T, method, path, contentType, body string) {
 		u, err := url.Parse(path)
 		if err != nil || strings.Contains(u.RawQuery, "watch") {
 			return // watches stream until cancelled; they are tested elsewhere
+		}
+		if _, served := api.LookupCustom("widgets"); !served && serve(h, "GET", crdsPath+"/widgets.example.com", "", "").Code == http.StatusNotFound {
+			installWidgets(t, h, st) // an earlier input deleted the CRD
 		}
 		before, err := st.Rev(ctx)
 		if err != nil {
@@ -71,10 +94,270 @@ func FuzzAPIRequest(f *testing.F) {
 		if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") && !json.Valid(rec.Body.Bytes()) {
 			t.Fatalf("%s %s: invalid JSON %q", method, path, rec.Body.String())
 		}
+		after, err := st.Rev(ctx)
 		if rec.Code >= 300 {
-			if after, err := st.Rev(ctx); err != nil || after != before {
+			if err != nil || after != before {
 				t.Fatalf("%s %s was rejected with %d but the store moved from %d to %d (%v)", method, path, rec.Code, before, after, err)
 			}
+			return
+		}
+		// A write the CRD controllers follow: a CRD's, or any while a CRD
+		// is being deleted (its custom resources go on their own).
+		if err == nil && after != before && (strings.Contains(u.Path, "customresourcedefinitions") || terminatingCRD(ctx, reg)) {
+			settle(t, st)
 		}
 	})
+}
+
+const crdsPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+// serve sends one request to h.
+func serve(h http.Handler, method, path, contentType, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// installWidgets installs the worked example's Widget CRD, waits until its
+// resource is served, creates the Widget w1 and waits until the CRD
+// controllers are done writing.
+func installWidgets(tb testing.TB, h http.Handler, st *store.Store) {
+	tb.Helper()
+	const widgets = "/apis/example.com/v1/namespaces/default/widgets"
+	y, err := os.ReadFile("../examples/crd/widget-crd.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if rec := serve(h, "POST", crdsPath, "application/yaml", string(y)); rec.Code != http.StatusCreated {
+		tb.Fatalf("installing the Widget CRD: %d %s", rec.Code, rec.Body)
+	}
+	for deadline := time.Now().Add(20 * time.Second); serve(h, "GET", widgets, "", "").Code != http.StatusOK; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tb.Fatal("the Widget CRD was not served in 20 s")
+		}
+	}
+	w1 := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1","labels":{"app":"w"}},"spec":{"image":"nginx:1.27","replicas":2}}`
+	if rec := serve(h, "POST", widgets, "application/json", w1); rec.Code != http.StatusCreated {
+		tb.Fatalf("creating the Widget w1: %d %s", rec.Code, rec.Body)
+	}
+	settle(tb, st)
+}
+
+// settle waits until the store's revision has not moved for 300 ms, longer
+// than the CRD controllers' retry period (registry.crdRetry, 200 ms).
+func settle(tb testing.TB, st *store.Store) {
+	tb.Helper()
+	ctx := context.Background()
+	last, since := int64(-1), time.Now()
+	for deadline := time.Now().Add(20 * time.Second); time.Since(since) < 300*time.Millisecond; time.Sleep(20 * time.Millisecond) {
+		rev, err := st.Rev(ctx)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if rev != last {
+			last, since = rev, time.Now()
+		}
+		if time.Now().After(deadline) {
+			tb.Fatal("the store did not settle in 20 s")
+		}
+	}
+}
+
+// terminatingCRD says whether a CRD is being deleted.
+func terminatingCRD(ctx context.Context, reg *registry.Registry) bool {
+	l, err := reg.List(ctx, "customresourcedefinitions", "", registry.ListOptions{})
+	if err != nil {
+		return true // settle, to be safe
+	}
+	for _, o := range l.GetItems() {
+		if o.GetObjectMeta().DeletionTimestamp != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// gadgetCRD is a CRD with the schema features the Widget lacks:
+// int-or-string, preserved unknown fields, an embedded resource, map and
+// set lists, additionalProperties, a CEL rule with a messageExpression,
+// and a status subresource.
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "!has(self.tags) || size(self.tags) <= 3"
+              messageExpression: "'too many tags: ' + string(size(self.tags))"
+            properties:
+              port: {x-kubernetes-int-or-string: true}
+              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              template: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}
+              items:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    value: {type: integer, default: 0}
+              tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+              limits: {type: object, additionalProperties: {type: string, maxLength: 8}}
+          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+
+// addCustomResourceSeeds adds seeds for custom resources: the Widget's
+// paths at both its served versions, its subresources and every patch
+// type; and CRDs with odd schemas and their objects, invalid and malformed
+// CRDs, CRD updates and deletion. Seeds run in order against one server:
+// the Gadget CRD is created before its gadgets, and the Widget CRD is
+// deleted last.
+func addCustomResourceSeeds(f *testing.F) {
+	const (
+		w      = "/apis/example.com/v1/namespaces/default/widgets"
+		wb     = "/apis/example.com/v1beta1/namespaces/default/widgets"
+		g      = "/apis/example.com/v1/namespaces/default/gadgets"
+		js     = "application/json"
+		merge  = "application/merge-patch+json"
+		jpatch = "application/json-patch+json"
+		apply  = "application/apply-patch+yaml"
+		smp    = "application/strategic-merge-patch+json"
+	)
+	widget := func(name, spec string) string {
+		return `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"` + name + `"},"spec":` + spec + `}`
+	}
+	crd := func(name, group, plural, kind, scope, versions string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"` + name + `"},"spec":{"group":"` + group +
+			`","scope":"` + scope + `","names":{"plural":"` + plural + `","singular":"` + strings.TrimSuffix(plural, "s") + `","kind":"` + kind + `"},"versions":` + versions + `}}`
+	}
+	v1 := func(schema string) string {
+		return `[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":` + schema + `}}]`
+	}
+	gadgetJSON, err := yaml.YAMLToJSON([]byte(gadgetCRD))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range [][4]string{
+		// Widgets: create, read, list.
+		{"POST", w, js, widget("w2", `{"image":"nginx:1.27","replicas":2,"config":{"a":{"b":[1,"x",null]}}}`)},
+		{"POST", w, "application/yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {generateName: w-}\nspec: {image: busybox, size: small}\n"},
+		{"POST", w + "?fieldValidation=Strict", js, widget("w3", `{"image":"nginx","colour":"red"}`)},
+		{"POST", w + "?dryRun=All&fieldManager=fz", js, widget("w4", `{"image":"nginx"}`)},
+		{"POST", w, js, widget("bad", `{"image":"nginx","replicas":11}`)},
+		{"POST", w, js, widget("bad", `{"image":"nginx","replicas":6}`)},
+		{"POST", w, js, widget("bad", `{"image":"NGINX!","size":"huge","replicas":"2"}`)},
+		{"POST", w, js, `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"bad"},"spec":{"image":"nginx"}}`},
+		{"POST", w, js, `{"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"bad"},"spec":{"image":"nginx"}}`},
+		{"POST", w, js, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"bad","namespace":"other"},"spec":{"image":"nginx"}}`},
+		{"POST", w, js, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"o1","ownerReferences":[{"apiVersion":"example.com/v1","kind":"Widget","name":"w1","uid":"u1"}]},"spec":{"image":"nginx"}}`},
+		{"POST", w, js, `{"apiVersion":"example.com/v1","kind":`},
+		{"POST", w, js, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"bad"},"spec":[1]}`},
+		{"POST", wb, js, `{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"b1"},"spec":{"anything":{"goes":true}},"status":{"x":1}}`},
+		{"POST", "/apis/example.com/v1/widgets", js, widget("cluster", `{"image":"nginx"}`)},
+		{"GET", w + "/w1", "", ""},
+		{"GET", wb + "/w1", "", ""},
+		{"GET", "/apis/example.com/v1/widgets?labelSelector=app%3Dw&limit=1", "", ""},
+		{"GET", w + "?fieldSelector=metadata.name%3Dw1&resourceVersion=0", "", ""},
+		{"GET", w + "?fieldSelector=spec.image%3Dnginx", "", ""},
+		{"GET", "/apis/example.com/v2/namespaces/default/widgets", "", ""},
+		{"GET", "/apis/example.com", "", ""},
+		{"GET", "/apis/example.com/v1beta1", "", ""},
+		{"GET", "/openapi/v3/apis/example.com/v1", "", ""},
+		// Updates, and every patch type.
+		{"PUT", w + "/w1", js, widget("w1", `{"image":"nginx:1.27","replicas":3}`)},
+		{"PUT", w + "/w1", js, strings.Replace(widget("w1", `{"image":"nginx:1.27","replicas":3}`), `"name":"w1"`, `"name":"w1","resourceVersion":"1"`, 1)},
+		{"PUT", w + "/w1", js, widget("other", `{"image":"nginx:1.27"}`)},
+		{"PATCH", w + "/w1", merge, `{"spec":{"replicas":3},"metadata":{"labels":{"x":"y"}}}`},
+		{"PATCH", w + "/w1", merge, `{"spec":{"image":"nginx:2"}}`},
+		{"PATCH", w + "/w1?fieldValidation=Strict", merge, `{"spec":{"colour":"red"}}`},
+		{"PATCH", wb + "/w1", merge, `{"spec":{"anything":1}}`},
+		{"PATCH", w + "/w1", jpatch, `[{"op":"replace","path":"/spec/replicas","value":4},{"op":"add","path":"/spec/config","value":{"k":"v"}}]`},
+		{"PATCH", w + "/w1", jpatch, `[{"op":"test","path":"/spec/image","value":"other"}]`},
+		{"PATCH", w + "/w1", jpatch, `[{"op":"remove","path":"/spec"}]`},
+		{"PATCH", w + "/w1", jpatch, `{"op":"add"}`},
+		{"PATCH", w + "/w1?fieldManager=fz", apply, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {image: 'nginx:1.27', replicas: 2}\n"},
+		{"PATCH", w + "/w5?fieldManager=fz&force=true", apply, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w5}\nspec: {image: busybox}\n"},
+		{"PATCH", w + "/w1?fieldManager=fz", apply, "apiVersion: example.com/v1beta1\nkind: Widget\nmetadata: {name: w1}\nspec: {image: x}\n"},
+		{"PATCH", w + "/w1", smp, `{"spec":{"replicas":3}}`},
+		// Subresources.
+		{"GET", w + "/w1/status", "", ""},
+		{"PATCH", w + "/w1/status", merge, `{"status":{"readyReplicas":1,"replicas":2,"selector":"app=w"},"spec":{"replicas":9}}`},
+		{"PUT", w + "/w1/status", js, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"status":{"readyReplicas":-1}}`},
+		{"PATCH", wb + "/w1/status", jpatch, `[{"op":"add","path":"/status","value":{"free":"form"}}]`},
+		{"PATCH", w + "/w1/status?fieldManager=fz", apply, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nstatus: {readyReplicas: 2}\n"},
+		{"GET", w + "/w1/scale", "", ""},
+		{"PATCH", w + "/w1/scale", merge, `{"spec":{"replicas":2}}`},
+		{"PUT", w + "/w1/scale", js, `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1","namespace":"default"},"spec":{"replicas":11}}`},
+		{"GET", w + "/w1/frob", "", ""},
+		// Deletion.
+		{"DELETE", w + "/w2?dryRun=All", "", ""},
+		{"DELETE", w + "/w2", js, `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Foreground","preconditions":{"uid":"nope"}}`},
+		{"DELETE", wb + "/w2?propagationPolicy=Orphan", "", ""},
+		{"DELETE", w + "?labelSelector=app%3Dnone", "", ""},
+		// A CRD with odd schemas, and its objects.
+		{"POST", crdsPath, js, string(gadgetJSON)},
+		{"POST", g, js, `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"port":8080,"extra":{"a":{"b":1}},"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}},"items":[{"name":"a"}],"tags":["x"],"limits":{"cpu":"1"}}}`},
+		{"POST", g, js, `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g2"},"spec":{"port":"http","tags":["a","b","c","d"]}}`},
+		{"POST", g, js, `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g3"},"spec":{"port":1.5,"items":[{"name":"a"},{"name":"a"}],"tags":["x","x"]}}`},
+		{"POST", g, js, `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g4"},"spec":{"template":{"metadata":{"name":"Bad_Name"}},"limits":{"cpu":"123456789"}}}`},
+		{"PATCH", g + "/g1", jpatch, `[{"op":"add","path":"/spec/items/-","value":{"name":"b","value":"x"}}]`},
+		{"PATCH", g + "/g1?fieldManager=fz", apply, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1}\nspec: {items: [{name: c}], tags: [y]}\n"},
+		{"POST", crdsPath, js, crd("things.fuzz.io", "fuzz.io", "things", "Thing", "Cluster",
+			`[{"name":"v1alpha1","served":false,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}},`+
+				`{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}},`+
+				`"additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"}],"selectableFields":[{"jsonPath":".spec.size"}]}]`)},
+		{"POST", "/apis/fuzz.io/v1/things", js, `{"apiVersion":"fuzz.io/v1","kind":"Thing","metadata":{"name":"t1"},"spec":{"size":3}}`},
+		{"GET", "/apis/fuzz.io/v1/things?fieldSelector=spec.size%3D3", "", ""},
+		{"GET", "/apis/fuzz.io/v1alpha1/things", "", ""},
+		// CRDs that do not validate, or do not decode.
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", `[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}}]`)},
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", v1(`{"type":"object","properties":{"spec":{"properties":{"a":{"type":"string"}}}}}`))},
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", v1(`{"type":"object","x-kubernetes-validations":[{"rule":"self.nope =="}]}`))},
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", v1(`{"type":"object","properties":{"n":{"type":"integer","default":"x"}}}`))},
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", v1(`{"type":"object","properties":{"t":{"type":"object","x-kubernetes-embedded-resource":true}}}`))},
+		{"POST", crdsPath, js, crd("bad.example.com", "example.com", "bads", "Bad", "Namespaced", v1(`{"type":"object"}`))},
+		{"POST", crdsPath, js, crd("bads.example", "example", "bads", "Bad", "Namespaced", v1(`{"type":"object"}`))},
+		{"POST", crdsPath, js, crd("deployments.fuzz.io", "fuzz.io", "deployments", "Deployment", "Namespaced", v1(`{"type":"object"}`))},
+		{"POST", crdsPath, js, strings.Replace(crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", v1(`{"type":"object"}`)), `"group"`, `"preserveUnknownFields":true,"group"`, 1)},
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Sideways", v1(`{"type":"object"}`))},
+		{"POST", crdsPath, js, crd("bads.example.com", "example.com", "bads", "Bad", "Namespaced", `{}`)},
+		{"POST", crdsPath, js, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"x"},"spec":`},
+		{"POST", crdsPath, "application/yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ys.example.com}\n" +
+			"spec: {group: example.com, names: {plural: ys, kind: Y}, scope: Namespaced, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {a: {type: array}}}}}]}\n"},
+		// CRD updates.
+		{"GET", crdsPath + "/widgets.example.com", "", ""},
+		{"PATCH", crdsPath + "/widgets.example.com", merge, `{"spec":{"names":{"shortNames":["wd","wdg"]}}}`},
+		{"PATCH", crdsPath + "/widgets.example.com", jpatch, `[{"op":"replace","path":"/spec/scope","value":"Cluster"}]`},
+		{"PATCH", crdsPath + "/widgets.example.com", jpatch, `[{"op":"remove","path":"/spec/versions/0"}]`},
+		{"PATCH", crdsPath + "/widgets.example.com", smp, `{"spec":{"versions":[{"name":"v1beta1","deprecated":true}]}}`},
+		{"PATCH", crdsPath + "/widgets.example.com/status", merge, `{"status":{"acceptedNames":{"plural":"gizmos","kind":"Gizmo"},"storedVersions":["v1","v0"]}}`},
+		{"PUT", crdsPath + "/gadgets.example.com", js, strings.Replace(string(gadgetJSON), `"name":"gadgets.example.com"`, `"name":"gadgets.example.com","resourceVersion":"1"`, 1)},
+		{"PATCH", crdsPath + "/gadgets.example.com?fieldManager=fz&force=true", apply, gadgetCRD},
+		// Deleting a CRD takes its objects; then its paths are 404.
+		{"DELETE", crdsPath + "/gadgets.example.com", "", ""},
+		{"GET", g + "/g1", "", ""},
+		{"DELETE", crdsPath + "/widgets.example.com", "", ""},
+		{"GET", w + "/w1", "", ""},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
 }

@@ -24,8 +24,9 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 // converge is one control plane for one test: etcd (shared, under a
-// prefix of its own), the registry, the apiserver over HTTPS on
-// 127.0.0.1, and every controller with two fake nodes.
+// prefix of its own), the registry with its CRD controllers, the
+// apiserver over HTTPS on 127.0.0.1, and every controller with two fake
+// nodes.
 type converge struct {
 	cfg *rest.Config
 	cs  *kubernetes.Clientset
@@ -70,6 +71,13 @@ func start(t *testing.T) *converge {
 	t.Helper()
 	st := storetest.Isolated(t)
 	reg := registry.New(registry.Config{Store: st})
+	// The CRD controllers (naming, establishing, deleting a CRD's custom
+	// resources before it goes), as kube-apiserver runs them, for the
+	// test's lifetime.
+	crdCtx, stopCRDs := context.WithCancel(context.Background())
+	crdsDone := make(chan struct{})
+	go func() { defer close(crdsDone); reg.RunCRDs(crdCtx) }()
+	t.Cleanup(func() { stopCRDs(); <-crdsDone })
 	ctx := context.Background()
 	for _, ns := range []string{"default", "kube-system"} {
 		if _, err := reg.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {

@@ -3,8 +3,10 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +24,11 @@ type badRequest struct {
 	code         int
 	reason       api.StatusReason
 	msg          string // a substring of the message, when it matters
+	cause        string // a field one of the Status's causes names, when it matters
+	// bug, when set, says why converge answers otherwise than
+	// kube-apiserver does: the row is skipped while converge still
+	// answers otherwise, and fails once it answers as kube-apiserver.
+	bug string
 }
 
 const (
@@ -120,7 +127,7 @@ func badRequests() []badRequest {
 			return strings.Replace(s, `"name":"web"`, `"name":"web","resourceVersion":"1"`, 1)
 		}), code: 409, reason: api.StatusReasonConflict},
 		{name: "dot name", method: "GET", path: deployPath + "/..", code: 400, reason: api.StatusReasonBadRequest},
-	}, append(append(append(listQueryBadRequests(), storedBadRequests()...), workloadBadRequests()...), append(append(eventsV1BadRequests(), patchBadRequests()...), endpointSliceBadRequests()...)...)...)
+	}, append(append(append(listQueryBadRequests(), storedBadRequests()...), workloadBadRequests()...), append(append(append(eventsV1BadRequests(), patchBadRequests()...), endpointSliceBadRequests()...), customBadRequests()...)...)...)
 }
 
 func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
@@ -129,6 +136,7 @@ func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
 	e.must(201, "POST", deployPath, deploymentJSON("web", 2, "nginx:1.27"))
 	e.must(201, "POST", podPath, podJSON("p1", nil))
 	e.must(201, "POST", "/api/v1/nodes", `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`)
+	installCRDs(t, e) // the Widget and Gadget CRDs for customBadRequests
 	cases := badRequests()
 	if len(cases) < 30 {
 		t.Fatalf("only %d bad requests", len(cases))
@@ -146,21 +154,49 @@ func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
 			}
 			before := e.rev()
 			r := e.do(c.method, c.path, c.body, c.hdr...)
-			st := r.status(t)
-			if r.code != c.code || st.Reason != c.reason || st.Code != int32(c.code) || st.Status != api.StatusFailure {
-				t.Fatalf("want %d %s, got %d %s: %s", c.code, c.reason, r.code, st.Reason, r.body)
+			after := e.rev()
+			st, why := answers(r, c)
+			if c.bug != "" {
+				if after != before {
+					why += fmt.Sprintf("; the store moved from %d to %d", before, after)
+				}
+				if why == "" {
+					t.Fatalf("converge now answers as kube-apiserver does: drop the row's bug %q", c.bug)
+				}
+				t.Skipf("converge bug: %s\n%s: %s", c.bug, why, r.body)
 			}
-			if !strings.Contains(st.Message, c.msg) {
-				t.Fatalf("message %q does not contain %q", st.Message, c.msg)
+			if why != "" {
+				t.Fatalf("%s: %s", why, r.body)
+			}
+			if st.Status != api.StatusFailure {
+				t.Fatalf("status %q", st.Status)
 			}
 			if ct := r.hdr.Get("Content-Type"); ct != "application/json" {
 				t.Fatalf("Content-Type %q", ct)
 			}
-			if after := e.rev(); after != before {
+			if after != before {
 				t.Fatalf("store revision moved from %d to %d", before, after)
 			}
 		})
 	}
+}
+
+// answers says how r differs from c's answer ("" if it does not).
+func answers(r response, c badRequest) (api.Status, string) {
+	var st api.Status
+	if err := json.Unmarshal(r.body, &st); err != nil || st.Kind != "Status" {
+		return st, fmt.Sprintf("want a Status %d, got %d (%v)", c.code, r.code, err)
+	}
+	if r.code != c.code || st.Reason != c.reason || st.Code != int32(c.code) {
+		return st, fmt.Sprintf("want %d %s, got %d %s", c.code, c.reason, r.code, st.Reason)
+	}
+	if !strings.Contains(st.Message, c.msg) {
+		return st, fmt.Sprintf("message %q does not contain %q", st.Message, c.msg)
+	}
+	if c.cause != "" && (st.Details == nil || !slices.ContainsFunc(st.Details.Causes, func(sc api.StatusCause) bool { return sc.Field == c.cause })) {
+		return st, fmt.Sprintf("no cause names the field %s", c.cause)
+	}
+	return st, ""
 }
 
 func TestWatchFromCompactedRevisionIsExpired(t *testing.T) {
