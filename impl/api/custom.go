@@ -167,6 +167,9 @@ type CustomResource struct {
 	// Extra is the registrant's own, for what the apiserver needs beyond
 	// the table (printer columns, OpenAPI).
 	Extra any
+	// Terminating: the CRD is being deleted, and no custom resource may be
+	// created meanwhile.
+	Terminating bool
 }
 
 // ServesVersion says whether version is one of r's served versions.

@@ -224,3 +224,32 @@ func TestClusterScopedCustomResource(t *testing.T) {
 	}
 	e.must(http.StatusOK, "GET", widgets+"/w", "") // the namespaced kind is still namespaced
 }
+
+// A CRD being deleted waits for its custom resources' finalizers, shows
+// Terminating, and refuses new custom resources meanwhile, as upstream.
+func TestTerminatingCRDWaitsForFinalizers(t *testing.T) {
+	e := newCRDEnv(t)
+	e.must(http.StatusCreated, "POST", widgets,
+		`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"held","finalizers":["example.com/hold"]},"spec":{"image":"nginx"}}`)
+	e.must(http.StatusOK, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", "")
+	e.waitFor("the CRD to show Terminating", func() bool {
+		return crdCondition(t, e, "widgets.example.com", "Terminating") == "True"
+	})
+	st := e.must(http.StatusMethodNotAllowed, "POST", widgets, widgetJSON("late", `{"image":"nginx"}`)).status(t)
+	if st.Message != "create not allowed while custom resource definition is terminating" {
+		t.Errorf("create while terminating: %q", st.Message)
+	}
+	var w api.CustomObject
+	e.must(http.StatusOK, "GET", widgets+"/held", "").into(t, &w)
+	if w.DeletionTimestamp == nil {
+		t.Fatal("the held widget is not being deleted")
+	}
+	time.Sleep(300 * time.Millisecond) // the CRD stays while the finalizer holds
+	if crdCondition(t, e, "widgets.example.com", "Terminating") != "True" {
+		t.Fatal("the CRD went before its widget")
+	}
+	e.must(http.StatusOK, "PATCH", widgets+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type: application/merge-patch+json")
+	e.waitFor("the CRD to go", func() bool {
+		return e.do("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", "").code == http.StatusNotFound
+	})
+}

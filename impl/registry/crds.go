@@ -142,7 +142,13 @@ func (r *Registry) cleanUpCRD(ctx context.Context, c *api.CustomResourceDefiniti
 		return false, err
 	}
 	resource := c.Spec.Names.Plural
-	if _, ok := api.LookupCustom(resource); ok {
+	if cr, ok := api.LookupCustom(resource); ok {
+		if v, mine := r.served().Load(c.Name); mine && !cr.Terminating {
+			cr.Terminating = true
+			if err := api.RegisterCustom(v.(servedCRD).owner, cr); err != nil {
+				return false, err
+			}
+		}
 		l, err := r.List(ctx, resource, "", ListOptions{})
 		if err != nil {
 			return false, err

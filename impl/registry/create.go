@@ -46,6 +46,11 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	if err != nil {
 		return nil, store.Object{}, err
 	}
+	if c, ok := api.LookupCustom(info.Resource); ok && c.Terminating {
+		err := api.NewMethodNotSupported(info.GroupResource(), "create")
+		err.Status.Message = "create not allowed while custom resource definition is terminating"
+		return nil, store.Object{}, err
+	}
 	api.Default(obj)
 	m := obj.GetObjectMeta()
 	if m.ResourceVersion != "" {
