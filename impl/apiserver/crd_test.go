@@ -235,8 +235,8 @@ func TestTerminatingCRDWaitsForFinalizers(t *testing.T) {
 	e.waitFor("the CRD to show Terminating", func() bool {
 		return crdCondition(t, e, "widgets.example.com", "Terminating") == "True"
 	})
-	st := e.must(http.StatusMethodNotAllowed, "POST", widgets, widgetJSON("late", `{"image":"nginx"}`)).status(t)
-	if st.Message != "create not allowed while custom resource definition is terminating" {
+	st := e.must(http.StatusForbidden, "POST", widgets, widgetJSON("late", `{"image":"nginx"}`)).status(t)
+	if st.Message != `widgets.example.com "late" is forbidden: create not allowed while custom resource definition is terminating` {
 		t.Errorf("create while terminating: %q", st.Message)
 	}
 	var w api.CustomObject

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -25,7 +26,8 @@ import (
 var protobufDecoder = func() runtime.Decoder {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, autoscalingv1.AddToScheme, authorizationv1.AddToScheme} {
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, autoscalingv1.AddToScheme, authorizationv1.AddToScheme,
+		apiextensionsv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic("apiserver: the protobuf scheme: " + err.Error())
 		}

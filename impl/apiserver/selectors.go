@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -22,8 +24,13 @@ func decodeDeleteOptions(b []byte, o *api.DeleteOptions) error {
 	if o.Kind != "" && o.Kind != "DeleteOptions" {
 		return api.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (DeleteOptions)", o.Kind))
 	}
-	switch o.APIVersion {
-	case "", "v1", "meta.k8s.io/v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1:
+	// Every served group version has DeleteOptions, as upstream's scheme
+	// registers it in each (controller-runtime sends the custom
+	// resource's own).
+	group, version, grouped := strings.Cut(o.APIVersion, "/")
+	switch {
+	case o.APIVersion == "" || o.APIVersion == "v1" || o.APIVersion == "meta.k8s.io/v1":
+	case grouped && slices.Contains(groupVersions(group), version):
 	default:
 		return api.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (v1)", o.APIVersion))
 	}

@@ -47,9 +47,8 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return nil, store.Object{}, err
 	}
 	if c, ok := api.LookupCustom(info.Resource); ok && c.Terminating {
-		err := api.NewMethodNotSupported(info.GroupResource(), "create")
-		err.Status.Message = "create not allowed while custom resource definition is terminating"
-		return nil, store.Object{}, err
+		return nil, store.Object{}, api.NewForbidden(info.GroupResource(), obj.GetObjectMeta().Name,
+			errors.New("create not allowed while custom resource definition is terminating"))
 	}
 	api.Default(obj)
 	m := obj.GetObjectMeta()
