@@ -188,7 +188,6 @@ func removeCRD(t *testing.T, c *converge, ax apiextensionsclientset.Interface, c
 	}
 }
 
-
 // deleteCRDObject deletes the CRD name with the apiextensions clientset,
 // whose DeleteOptions are at apiextensions.k8s.io/v1, in protobuf.
 func deleteCRDObject(ctx context.Context, c *converge, name string) error {
