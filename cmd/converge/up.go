@@ -160,8 +160,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 		return err
 	}
 	defer m.close()
-	go reg.RunCRDs(ctx)     // serves the custom resources the stored CRDs define
-	go reg.RunCustomGC(ctx) // collects what custom resources own, and custom resources whose owners went
+	go reg.RunCRDs(ctx) // serves the custom resources the stored CRDs define, and collects their garbage
 	srv, err := apiserver.New(apiserver.Config{Registry: reg, Auth: auth, PodLogs: m.podLogs(reg)})
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ import (
 // customGCPeriod is how often RunCustomGC looks.
 const customGCPeriod = 500 * time.Millisecond
 
-// RunCustomGC runs CollectCustomGarbage until ctx ends.
+// RunCustomGC runs CollectCustomGarbage until ctx ends (RunCRDs runs it).
 func (r *Registry) RunCustomGC(ctx context.Context) {
 	t := time.NewTicker(customGCPeriod)
 	defer t.Stop()
