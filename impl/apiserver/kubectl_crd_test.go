@@ -55,6 +55,16 @@ func TestKubectlCustomResources(t *testing.T) {
 	if got := k.run("get", "wd", "hello", "-o", "jsonpath={.spec.size}"); got != "medium" {
 		t.Fatalf("defaulted size: %q", got)
 	}
+	// Client-side apply again: a JSON merge patch, as kubectl computes it
+	// for kinds without a strategic schema.
+	if out := k.run("apply", "-f", "../../examples/crd/widget.yaml"); !strings.Contains(out, "widget.example.com/hello unchanged") {
+		t.Fatalf("apply again: %s", out)
+	}
+	changed := k.manifest("changed.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: hello}\nspec: {image: nginx:1.27, replicas: 1}\n")
+	if out := k.run("apply", "-f", changed); !strings.Contains(out, "widget.example.com/hello configured") {
+		t.Fatalf("apply a change: %s", out)
+	}
+	k.run("apply", "-f", "../../examples/crd/widget.yaml")
 
 	// Invalid objects are refused with the field path; nothing is stored.
 	bad := k.manifest("bad.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: bad}\nspec: {image: nginx, replicas: 11}\n")
