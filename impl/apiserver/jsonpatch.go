@@ -59,7 +59,7 @@ func applyJSONPatch(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := ops.ApplyWithOptions(doc, jsonPatchOptions())
+	out, err := applyOps(ops, doc)
 	if errors.Is(err, jsonpatch.ErrMissing) {
 		out, err = applyReplacingMissingKeys(doc, ops)
 	}
@@ -69,6 +69,18 @@ func applyJSONPatch(doc, patch []byte) ([]byte, error) {
 	return out, nil
 }
 
+// applyOps applies ops to doc. json-patch v5 panics on some operations
+// it should refuse (a "test" of the whole document with no value): such a
+// patch does not apply, like any other the library refuses.
+func applyOps(ops jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("apiserver: json patch: %v", r)
+		}
+	}()
+	return ops.ApplyWithOptions(doc, jsonPatchOptions())
+}
+
 // applyReplacingMissingKeys applies ops one by one, a replace of a key its
 // object lacks setting the key, as kube-apiserver's json-patch (v4) does
 // and v5 does not. kubectl rollout undo relies on it: it replaces
@@ -76,7 +88,7 @@ func applyJSONPatch(doc, patch []byte) ([]byte, error) {
 // that failed on a missing path comes here.
 func applyReplacingMissingKeys(doc []byte, ops jsonpatch.Patch) ([]byte, error) {
 	for _, op := range ops {
-		next, err := jsonpatch.Patch{op}.ApplyWithOptions(doc, jsonPatchOptions())
+		next, err := applyOps(jsonpatch.Patch{op}, doc)
 		if errors.Is(err, jsonpatch.ErrMissing) && op.Kind() == "replace" {
 			if path, perr := op.Path(); perr == nil && parentIsObjectWithout(doc, path) {
 				add := maps.Clone(op)
