@@ -74,6 +74,22 @@ func Decode(resource string, data []byte) (obj Object, err error) {
 	return decodeSlow(want, expected, data)
 }
 
+// DecodeAt is Decode for a request at apiVersion: a custom resource's
+// body must be at that version (or name none), as a request at another
+// version than the storage one sends it. Any other resource is Decode's.
+func DecodeAt(resource, apiVersion string, data []byte) (Object, error) {
+	c, ok := customSnapshot()[resource]
+	if !ok {
+		return Decode(resource, data)
+	}
+	_, version, _ := strings.Cut(apiVersion, "/")
+	if !c.res.ServesVersion(version) {
+		return nil, NewNotFound(GroupResource{Resource: resource}, "")
+	}
+	want := &CustomObject{TypeMeta: TypeMeta{Kind: c.res.Info.Kind, APIVersion: apiVersion}}
+	return decodeSlow(want, want.TypeMeta, data)
+}
+
 // decodeSlow is Decode for any input, with the error worded.
 func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
 	docs := splitDocuments(data)

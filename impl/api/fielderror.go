@@ -53,25 +53,12 @@ func (e *FieldError) Body() string {
 }
 
 func causeText(t CauseType) string {
-	switch t {
-	case CauseTypeFieldValueNotFound:
-		return "Not found"
-	case CauseTypeFieldValueRequired:
-		return "Required value"
-	case CauseTypeFieldValueDuplicate:
-		return "Duplicate value"
-	case CauseTypeFieldValueInvalid:
-		return "Invalid value"
-	case CauseTypeFieldValueNotSupported:
-		return "Unsupported value"
-	case CauseTypeFieldValueForbidden:
-		return "Forbidden"
-	case CauseTypeFieldValueTooLong:
-		return "Too long"
-	case CauseTypeFieldValueTooMany:
-		return "Too many"
-	case CauseTypeInternal:
-		return "Internal error"
+	// apimachinery's own wording; its String panics on a type it lacks.
+	switch et := field.ErrorType(t); et {
+	case field.ErrorTypeNotFound, field.ErrorTypeRequired, field.ErrorTypeDuplicate, field.ErrorTypeInvalid,
+		field.ErrorTypeNotSupported, field.ErrorTypeForbidden, field.ErrorTypeTooLong, field.ErrorTypeTooMany,
+		field.ErrorTypeInternal, field.ErrorTypeTypeInvalid:
+		return et.String()
 	}
 	return fmt.Sprintf("<unknown error %q>", string(t))
 }

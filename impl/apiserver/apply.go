@@ -29,7 +29,7 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 		return nil, api.NewBadRequest("PATCH requests with Content-Type application/apply-patch+yaml require a fieldManager")
 	}
 	// Strict decoding rejects unknown fields and a wrong kind or apiVersion.
-	if _, err := api.Decode(info.Resource, patch); err != nil {
+	if _, err := api.DecodeAt(info.Resource, info.APIVersion(), patch); err != nil {
 		return nil, err
 	}
 	applied := &unstructured.Unstructured{}

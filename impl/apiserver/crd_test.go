@@ -253,3 +253,15 @@ func TestTerminatingCRDWaitsForFinalizers(t *testing.T) {
 		return e.do("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", "").code == http.StatusNotFound
 	})
 }
+
+// generateName names a custom resource as it names a built-in.
+func TestCustomResourceWithGenerateName(t *testing.T) {
+	e := newCRDEnv(t)
+	var w api.CustomObject
+	e.must(http.StatusCreated, "POST", widgets,
+		`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"generateName":"auto-"},"spec":{"image":"nginx"}}`).into(t, &w)
+	if !strings.HasPrefix(w.Name, "auto-") || len(w.Name) <= len("auto-") {
+		t.Fatalf("generated name %q", w.Name)
+	}
+	e.must(http.StatusOK, "GET", widgets+"/"+w.Name, "")
+}

@@ -154,7 +154,7 @@ func fromUnstructured(info api.ResourceInfo, u runtime.Object) (api.Object, erro
 	if err != nil {
 		return nil, err
 	}
-	return api.Decode(info.Resource, b)
+	return api.DecodeAt(info.Resource, info.APIVersion(), b)
 }
 
 // asStatusError is err as the Status to answer with: the field manager's

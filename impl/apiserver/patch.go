@@ -100,7 +100,7 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget, check func(api.O
 	if err != nil {
 		return nil, false, err
 	}
-	obj, err := api.Decode(t.kind, patched)
+	obj, err := api.DecodeAt(t.kind, rt.Resource.APIVersion(), patched)
 	if err != nil {
 		return nil, false, err
 	}

@@ -186,7 +186,7 @@ func decodeFor(r *http.Request, rt route, kindPath string) (api.Object, error) {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil, api.NewBadRequest("the request body is empty")
 	}
-	obj, err := api.Decode(kindPath, b)
+	obj, err := api.DecodeAt(kindPath, rt.Resource.APIVersion(), b)
 	if err != nil {
 		return nil, err
 	}

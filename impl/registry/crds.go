@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/crd"
+	"github.com/converge-dev/converge/impl/store"
 )
 
 // What serving a CustomResourceDefinition takes, as upstream's
@@ -168,12 +170,36 @@ func (r *Registry) cleanUpCRD(ctx context.Context, c *api.CustomResourceDefiniti
 		}
 	}
 	r.unserve(c.Name)
-	next := api.DeepCopy(c)
-	next.Finalizers = slices.DeleteFunc(next.Finalizers, func(f string) bool { return f == CRDCleanupFinalizer })
-	if _, err := r.Update(ctx, next); err != nil && !api.IsConflict(err) && !api.IsNotFound(err) {
-		return false, err
+	return false, r.dropCleanupFinalizer(ctx, c)
+}
+
+// dropCleanupFinalizer lets c go. Upstream's finalizer controller drops it
+// through the status subresource, which does not validate the spec against
+// status.storedVersions; an Update would, and a CRD whose stored versions
+// name one its spec dropped could then never go. So c, when the cleanup
+// finalizer is its last, is removed as an update that empties the
+// finalizers removes it (without a write of its own).
+func (r *Registry) dropCleanupFinalizer(ctx context.Context, c *api.CustomResourceDefinition) error {
+	rest := slices.DeleteFunc(slices.Clone(c.Finalizers), func(f string) bool { return f == CRDCleanupFinalizer })
+	if len(rest) > 0 {
+		next := api.DeepCopy(c)
+		next.Finalizers = rest
+		_, err := r.Update(ctx, next)
+		return ignoreGone(err)
 	}
-	return false, nil
+	info, err := lookup(crdResource)
+	if err != nil {
+		return err
+	}
+	cur, rev, err := r.get(ctx, info, "", c.Name)
+	if err != nil || cur.GetObjectMeta().UID != c.UID || !slices.Equal(cur.GetObjectMeta().Finalizers, c.Finalizers) {
+		return ignoreGone(err) // changed meanwhile: its own sync follows
+	}
+	_, err = r.remove(ctx, store.Key{Resource: crdResource, Name: c.Name}, cur, rev)
+	if errors.Is(err, errRetry) || errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // customResourceOf is the table entry a CRD serves, with each served
