@@ -246,8 +246,7 @@ func customBadRequests() []badRequest {
 			bug: "converge answers 400 BadRequest, as for a create; kube-apiserver refuses a patched object's unknown fields as an Invalid patch"},
 		// handlers/create.go ValidateCreateOptions (any resource).
 		{name: "custom resource: unknown fieldValidation", method: "POST", path: widgets + "?fieldValidation=Loose", body: widget("loose", `{"image":"nginx"}`), code: 422, reason: api.StatusReasonInvalid,
-			cause: "fieldValidation", msg: `Unsupported value: "Loose"`,
-			bug: "converge ignores a fieldValidation other than Strict, Warn and Ignore (and creates the object, 201), for every resource; kube-apiserver refuses the CreateOptions"},
+			cause: "fieldValidation", msg: `Unsupported value: "Loose"`},
 
 		// Names and namespaces (registry/rest/meta.go,
 		// handlers/rest.go checkName).
@@ -287,10 +286,8 @@ func customBadRequests() []badRequest {
 		// Only list and watch of a namespaced custom resource may leave the
 		// namespace out (customresource_handler.go
 		// possiblyAcrossAllNamespacesVerbs); the rest is delegated: 404.
-		{name: "custom resource: a namespaced resource created at the cluster scope", method: "POST", path: "/apis/example.com/v1/widgets", body: widget("cluster", `{"image":"nginx"}`), code: 404, reason: api.StatusReasonNotFound,
-			bug: "converge creates the object in namespace default (201)"},
-		{name: "custom resource: deletecollection at the cluster scope", method: "DELETE", path: "/apis/example.com/v1/widgets?dryRun=All", code: 404, reason: api.StatusReasonNotFound,
-			bug: "converge deletes every namespace's widgets (200; here a dry run)"},
+		{name: "custom resource: a namespaced resource created at the cluster scope", method: "POST", path: "/apis/example.com/v1/widgets", body: widget("cluster", `{"image":"nginx"}`), code: 404, reason: api.StatusReasonNotFound},
+		{name: "custom resource: deletecollection at the cluster scope", method: "DELETE", path: "/apis/example.com/v1/widgets?dryRun=All", code: 404, reason: api.StatusReasonNotFound},
 		// An unknown subresource, or one the version does not have, is
 		// NotFound naming the object (customresource_handler.go ServeHTTP).
 		{name: "custom resource: status of a version without the subresource", method: "PUT", path: gadgets + "/g/status", body: `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"status":{"ok":true}}`,

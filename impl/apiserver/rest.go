@@ -38,6 +38,16 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rt route,
 		writeError(w, api.NewMethodNotSupported(rt.gr(), verb))
 		return
 	}
+	if isCustom(rt) && rt.Resource.Namespaced && rt.Namespace == "" && verb != "list" && verb != "watch" {
+		// Upstream serves a namespaced custom resource across namespaces
+		// for list and watch only.
+		writeError(w, notFoundPath(r.URL.Path))
+		return
+	}
+	if err := checkFieldValidation(r, verb); err != nil {
+		writeError(w, err)
+		return
+	}
 	switch rt.Subresource {
 	case "status":
 		s.serveStatus(w, r, rt, verb)
@@ -343,4 +353,20 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 		return
 	}
 	writeObject(w, r, http.StatusOK, list)
+}
+
+// writeOptionsKinds are the options kinds of the writes that take
+// fieldValidation.
+var writeOptionsKinds = map[string]string{"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions"}
+
+// checkFieldValidation refuses a fieldValidation that is none of
+// upstream's three, as its options validation does, for every resource.
+func checkFieldValidation(r *http.Request, verb string) error {
+	kind, write := writeOptionsKinds[verb]
+	v := r.URL.Query().Get("fieldValidation")
+	if !write || v == "" || v == "Ignore" || v == "Warn" || v == "Strict" {
+		return nil
+	}
+	return api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: kind}, "",
+		api.FieldErrors{api.FieldNotSupported("fieldValidation", v, []string{"Ignore", "Strict", "Warn"})})
 }
