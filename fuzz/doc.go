@@ -15,7 +15,12 @@
 //   - FuzzTraceRead: traces.ReadAll, then Diff, WriteText and WriteJSON on
 //     every trace it accepts.
 //   - FuzzAPIRequest: arbitrary method, path, content type and body against
-//     the apiserver's HTTP handler over a real store.
+//     the apiserver's HTTP handler over a real store, with the example's
+//     Widget CRD installed (and installed again when an input deletes it),
+//     so custom-resource and CRD paths are live. The CRD controllers and
+//     the custom-resource garbage collection run in the foreground after
+//     each accepted write, not in the background, so that a rejected
+//     request's "nothing written" holds.
 //
 // Guarantees (what a target fails on):
 //   - Nothing panics on any input, and a panic that the code under test
