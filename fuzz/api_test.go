@@ -26,8 +26,9 @@ import (
 // 5xx, every JSON answer must be valid JSON, and a rejected request (any
 // non-2xx) must leave the store's revision unchanged.
 //
-// The worked example's Widget CRD is installed (../examples/crd/
-// widget-crd.yaml, with a Widget w1), so custom resource paths are live;
+// The worked example's Widget CRD is installed
+// (../examples/crd/bases/example.com_widgets.yaml, with a Widget w1), so
+// custom resource paths are live;
 // an input that deleted the CRD has it reinstalled before the next one.
 // What the CRD controllers and the custom garbage collector do in the
 // background under RunCRDs is done after each accepted write instead
@@ -214,7 +215,7 @@ func (c *controllers) restoreWidgets(tb testing.TB) {
 // Widget w1.
 func (c *controllers) installWidgets(tb testing.TB) {
 	tb.Helper()
-	y, err := os.ReadFile("../examples/crd/widget-crd.yaml")
+	y, err := os.ReadFile("../examples/crd/bases/example.com_widgets.yaml")
 	if err != nil {
 		tb.Fatal(err)
 	}

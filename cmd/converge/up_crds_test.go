@@ -19,7 +19,7 @@ func TestUpInstallsCRDs(t *testing.T) {
 	if err := os.MkdirAll(bases, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	crd, err := os.ReadFile("../../examples/crd/widget-crd.yaml")
+	crd, err := os.ReadFile("../../examples/crd/bases/example.com_widgets.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestUpRefusesABadCRDDirectory(t *testing.T) {
 func TestCustomResourceOwnsADeployment(t *testing.T) {
 	needKubectl(t)
 	bases := t.TempDir()
-	crd, err := os.ReadFile("../../examples/crd/widget-crd.yaml")
+	crd, err := os.ReadFile("../../examples/crd/bases/example.com_widgets.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The worked example's CRD (examples/crd/widget-crd.yaml), used unchanged:
+// The worked example's CRD (examples/crd/bases/example.com_widgets.yaml), used unchanged:
 // the custom-resource table is the process's, and two control planes may
 // serve one resource only with one definition.
 const widgetCRDName = "widgets.example.com"
@@ -58,7 +58,7 @@ const holdFinalizer = "e2e.converge.dev/hold"
 // it (strictly: a field they do not know is an error).
 func widgetCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	y, err := os.ReadFile("../../examples/crd/widget-crd.yaml")
+	y, err := os.ReadFile("../../examples/crd/bases/example.com_widgets.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

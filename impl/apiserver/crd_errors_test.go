@@ -14,7 +14,7 @@ import (
 )
 
 // Custom resources' bad requests: rows of TestBadRequestsAreRefusedWithoutWriting
-// against the Widget CRD (examples/crd/widget-crd.yaml) and a Gadget CRD
+// against the Widget CRD (examples/crd/bases/example.com_widgets.yaml) and a Gadget CRD
 // with no status subresource and an unserved version, both installed by
 // installCRDs before the table runs. Each row's code, reason and message
 // are kube-apiserver's (apiextensions-apiserver's customresource_handler.go

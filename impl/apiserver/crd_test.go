@@ -18,7 +18,7 @@ import (
 // widgetCRD is the worked example's CRD, as JSON.
 func widgetCRD(t *testing.T) string {
 	t.Helper()
-	y, err := os.ReadFile("../../examples/crd/widget-crd.yaml")
+	y, err := os.ReadFile("../../examples/crd/bases/example.com_widgets.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

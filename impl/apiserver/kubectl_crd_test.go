@@ -35,7 +35,7 @@ func (k *kubectlEnv) manifest(name, body string) string {
 func TestKubectlCustomResources(t *testing.T) {
 	k := newKubectlEnv(t)
 	k.runCRDs()
-	k.run("apply", "-f", "../../examples/crd/widget-crd.yaml")
+	k.run("apply", "-f", "../../examples/crd/bases/example.com_widgets.yaml")
 	k.run("wait", "--for", "condition=established", "--timeout=20s", "crd/widgets.example.com")
 	if out := k.run("get", "crds"); !regexpFind(`NAME\s+CREATED AT\nwidgets\.example\.com\s+\d{4}-\d\d-\d\dT`, out) {
 		t.Fatalf("get crds:\n%s", out)

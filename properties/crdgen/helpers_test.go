@@ -18,10 +18,10 @@ import (
 // richer widget, a gadget for what both widgets lack, and the widgets'
 // second versions.
 var crdFiles = []struct{ name, path, version string }{
-	{"example-widget", "../../examples/crd/widget-crd.yaml", "v1"},
+	{"example-widget", "../../examples/crd/bases/example.com_widgets.yaml", "v1"},
 	{"impl-widget", "../../impl/crd/testdata/widget.yaml", "v1"},
 	{"gadget", "testdata/gadget-crd.yaml", "v1alpha1"},
-	{"example-widget-v1beta1", "../../examples/crd/widget-crd.yaml", "v1beta1"}, // spec preserves unknown fields
+	{"example-widget-v1beta1", "../../examples/crd/bases/example.com_widgets.yaml", "v1beta1"}, // spec preserves unknown fields
 	{"impl-widget-v1beta1", "../../impl/crd/testdata/widget.yaml", "v1beta1"},
 }
 
