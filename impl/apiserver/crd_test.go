@@ -164,6 +164,20 @@ func TestCustomResourceLifecycleOverHTTP(t *testing.T) {
 	// The schema still holds through the scale subresource.
 	e.must(http.StatusUnprocessableEntity, "PUT", widgets+"/a/scale", `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"a","namespace":"default"},"spec":{"replicas":11}}`)
 
+	// The CRD's selectable field selects.
+	e.must(http.StatusCreated, "POST", widgets, widgetJSON("big", `{"image":"nginx","size":"large"}`))
+	var sel api.CustomObjectList
+	e.must(http.StatusOK, "GET", widgets+"?fieldSelector=spec.size%3Dlarge", "").into(t, &sel)
+	if len(sel.Items) != 1 || sel.Items[0].Name != "big" {
+		t.Fatalf("fieldSelector spec.size=large: %+v", sel.Items)
+	}
+	e.must(http.StatusOK, "GET", widgets+"?fieldSelector=spec.size!%3Dlarge", "").into(t, &sel)
+	if len(sel.Items) != 1 || sel.Items[0].Name != "a" {
+		t.Fatalf("fieldSelector spec.size!=large: %+v", sel.Items)
+	}
+	e.must(http.StatusBadRequest, "GET", widgets+"?fieldSelector=spec.image%3Dnginx", "")
+	e.must(http.StatusOK, "DELETE", widgets+"/big", "")
+
 	// Strategic merge patch is not for custom resources: 415.
 	e.must(http.StatusUnsupportedMediaType, "PATCH", widgets+"/a", `{"spec":{"replicas":3}}`,
 		"Content-Type: application/strategic-merge-patch+json")
@@ -239,11 +253,11 @@ func TestTerminatingCRDWaitsForFinalizers(t *testing.T) {
 	if st.Message != `widgets.example.com "late" is forbidden: create not allowed while custom resource definition is terminating` {
 		t.Errorf("create while terminating: %q", st.Message)
 	}
-	var w api.CustomObject
-	e.must(http.StatusOK, "GET", widgets+"/held", "").into(t, &w)
-	if w.DeletionTimestamp == nil {
-		t.Fatal("the held widget is not being deleted")
-	}
+	e.waitFor("the held widget to be deleted", func() bool {
+		var w api.CustomObject
+		e.must(http.StatusOK, "GET", widgets+"/held", "").into(t, &w)
+		return w.DeletionTimestamp != nil
+	})
 	time.Sleep(300 * time.Millisecond) // the CRD stays while the finalizer holds
 	if crdCondition(t, e, "widgets.example.com", "Terminating") != "True" {
 		t.Fatal("the CRD went before its widget")

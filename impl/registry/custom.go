@@ -2,6 +2,10 @@ package registry
 
 import (
 	"maps"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 
@@ -36,4 +40,48 @@ func customBodyChanged(old, obj *api.CustomObject) bool {
 		delete(b, "status")
 	}
 	return !equality.Semantic.DeepEqual(a, b)
+}
+
+// fieldSetter is what impl/crd's compiled version selects on: the
+// strategy's GetAttrs, metadata and the version's selectableFields.
+type fieldSetter interface {
+	FieldSet(obj map[string]any) (fields.Set, error)
+}
+
+// customSelectableField is a getter of one of the CRD's selectableFields
+// (as "spec.size" for the JSONPath ".spec.size"), as upstream's field
+// label conversion allows them; ok false for any other field.
+func customSelectableField(c api.CustomResource, field string) (fieldGetter, bool) {
+	k, ok := c.Extra.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil, false
+	}
+	declared := false
+	for _, v := range k.Spec.Versions {
+		if v.Name != c.Info.Version {
+			continue
+		}
+		for _, f := range v.SelectableFields {
+			declared = declared || strings.TrimPrefix(f.JSONPath, ".") == field
+		}
+	}
+	if !declared {
+		return nil, false
+	}
+	return func(o api.Object) string {
+		co, ok := o.(*api.CustomObject)
+		if !ok {
+			return ""
+		}
+		s, ok := c.Schemas[c.Info.Version].(fieldSetter)
+		m, err := co.ToMap()
+		if !ok || err != nil {
+			return ""
+		}
+		set, err := s.FieldSet(m)
+		if err != nil {
+			return ""
+		}
+		return set[field]
+	}, true
 }

@@ -306,6 +306,9 @@ func selectableField(resource, field string) (fieldGetter, bool) {
 	if get, ok := metadataFields[field]; ok {
 		return get, true
 	}
+	if c, ok := api.LookupCustom(resource); ok {
+		return customSelectableField(c, field)
+	}
 	get, ok := selectableFields[resource][field]
 	return get, ok
 }
