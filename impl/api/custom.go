@@ -198,7 +198,11 @@ func decodeCustom(m map[string]any, j []byte, c *CustomObject, expected TypeMeta
 		return fmt.Errorf("the API version in the data (%s) does not match the expected API version (%s)", c.APIVersion, expected.APIVersion)
 	}
 	if c.Kind != expected.Kind {
-		return fmt.Errorf("the kind in the data (%s) does not match the expected kind (%s)", c.Kind, expected.Kind)
+		// Upstream decodes custom resources as unstructured, kind and all,
+		// and its validator refuses the kind: 422.
+		group, _, _ := strings.Cut(expected.APIVersion, "/")
+		return NewInvalid(GroupKind{Group: group, Kind: expected.Kind}, c.Name,
+			FieldErrors{FieldInvalid("kind", c.Kind, "must be "+expected.Kind)})
 	}
 	return nil
 }

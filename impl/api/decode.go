@@ -105,6 +105,10 @@ func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
 	}
 	if c, ok := want.(*CustomObject); ok {
 		if err := decodeCustom(m, docs[0].json, c, expected); err != nil {
+			var se *StatusError
+			if errors.As(err, &se) {
+				return nil, se
+			}
 			return nil, NewBadRequest(err.Error())
 		}
 		return c, nil

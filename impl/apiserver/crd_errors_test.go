@@ -182,8 +182,7 @@ func customBadRequests() []badRequest {
 		// custom resource validator refuses it (customresource/validator.go
 		// ValidateTypeMeta), 422 with a cause on kind.
 		{name: "custom resource: kind not the CRD's", method: "POST", path: widgets, body: at("kind", "example.com/v1", "Gadget"), code: 422, reason: api.StatusReasonInvalid,
-			cause: "kind", msg: `kind: Invalid value: "Gadget": must be Widget`,
-			bug: "converge refuses the kind while decoding (400 \"the kind in the data (Gadget) does not match the expected kind (Widget)\"); kube-apiserver decodes custom resources as unstructured, without checking the kind, and its custom resource validator answers 422"},
+			cause: "kind", msg: `kind: Invalid value: "Gadget": must be Widget`},
 		// The apiVersion must be the URL's (handlers/create.go
 		// AcceptsGroupVersion): 400 for a version the CRD does not serve,
 		// does not have, or serves but is not the URL's.
@@ -242,8 +241,7 @@ func customBadRequests() []badRequest {
 		{name: "custom resource: unknown field, Strict", method: "POST", path: widgets + "?fieldValidation=Strict", body: widget("bad", `{"image":"nginx","x":1}`), code: 400, reason: api.StatusReasonBadRequest,
 			msg: `Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.x"`},
 		{name: "custom resource: unknown field in a merge patch, Strict", method: "PATCH", path: widgetA + "?fieldValidation=Strict", body: `{"spec":{"x":1}}`, hdr: mergePatch,
-			code: 422, reason: api.StatusReasonInvalid, msg: `strict decoding error: unknown field "spec.x"`,
-			bug: "converge answers 400 BadRequest, as for a create; kube-apiserver refuses a patched object's unknown fields as an Invalid patch"},
+			code: 422, reason: api.StatusReasonInvalid, msg: `strict decoding error: unknown field "spec.x"`},
 		// handlers/create.go ValidateCreateOptions (any resource).
 		{name: "custom resource: unknown fieldValidation", method: "POST", path: widgets + "?fieldValidation=Loose", body: widget("loose", `{"image":"nginx"}`), code: 422, reason: api.StatusReasonInvalid,
 			cause: "fieldValidation", msg: `Unsupported value: "Loose"`},
@@ -291,12 +289,9 @@ func customBadRequests() []badRequest {
 		// An unknown subresource, or one the version does not have, is
 		// NotFound naming the object (customresource_handler.go ServeHTTP).
 		{name: "custom resource: status of a version without the subresource", method: "PUT", path: gadgets + "/g/status", body: `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"status":{"ok":true}}`,
-			code: 404, reason: api.StatusReasonNotFound, msg: `gadgets.example.com "g" not found`,
-			bug: "message: converge answers \"the server could not find the requested resource\""},
-		{name: "custom resource: scale of a version without the subresource", method: "GET", path: gadgets + "/g/scale", code: 404, reason: api.StatusReasonNotFound, msg: `gadgets.example.com "g" not found`,
-			bug: "message: converge answers \"the server could not find the requested resource\""},
-		{name: "custom resource: unknown subresource", method: "GET", path: widgetA + "/frob", code: 404, reason: api.StatusReasonNotFound, msg: `widgets.example.com "a" not found`,
-			bug: "message: converge answers \"the server could not find the requested resource\""},
+			code: 404, reason: api.StatusReasonNotFound, msg: `gadgets.example.com "g" not found`},
+		{name: "custom resource: scale of a version without the subresource", method: "GET", path: gadgets + "/g/scale", code: 404, reason: api.StatusReasonNotFound, msg: `gadgets.example.com "g" not found`},
+		{name: "custom resource: unknown subresource", method: "GET", path: widgetA + "/frob", code: 404, reason: api.StatusReasonNotFound, msg: `widgets.example.com "a" not found`},
 		// The scale subresource writes spec.replicas, which the schema
 		// still validates (customresource/etcd.go scaleUpdatedObjectInfo).
 		{name: "custom resource: scale above the schema's maximum", method: "PUT", path: widgetA + "/scale", body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"a","namespace":"default"},"spec":{"replicas":11}}`,

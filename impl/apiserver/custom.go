@@ -136,8 +136,10 @@ func atStorageVersion(rt route) bool {
 // checkUnknownFields applies the request's fieldValidation to a custom
 // resource's fields that its schema does not know, as kube-apiserver's
 // decoder does: Strict refuses them (400), Warn (the default) and Ignore
-// prune them, Warn with a warning each.
-func checkUnknownFields(w http.ResponseWriter, r *http.Request, obj api.Object) error {
+// prune them, Warn with a warning each. patched is the patched object a
+// patch decoded obj from (nil for a create or an update): Strict then
+// refuses it as an invalid patch, as upstream's patch handler does.
+func checkUnknownFields(w http.ResponseWriter, r *http.Request, obj api.Object, patched []byte) error {
 	c, ok := obj.(*api.CustomObject)
 	if !ok {
 		return nil
@@ -154,6 +156,10 @@ func checkUnknownFields(w http.ResponseWriter, r *http.Request, obj api.Object) 
 		msgs := make([]string, len(unknown))
 		for i, f := range unknown {
 			msgs[i] = fmt.Sprintf("unknown field %q", f)
+		}
+		if patched != nil {
+			return api.NewInvalid(api.GroupKind{}, "", api.FieldErrors{api.FieldInvalid("patch", string(patched),
+				"strict decoding error: "+strings.Join(msgs, ", "))})
 		}
 		_, version, _ := strings.Cut(c.APIVersion, "/")
 		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s",

@@ -224,7 +224,7 @@ func checkIdentity(obj api.Object, rt route) error {
 func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 	obj, err := decodeFor(r, rt, rt.Resource.Resource)
 	if err == nil {
-		err = checkUnknownFields(w, r, obj)
+		err = checkUnknownFields(w, r, obj, nil)
 	}
 	if err != nil {
 		writeError(w, err)
@@ -247,7 +247,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
 	obj, err := decodeFor(r, rt, rt.Resource.Resource)
 	if err == nil {
-		err = checkUnknownFields(w, r, obj)
+		err = checkUnknownFields(w, r, obj, nil)
 	}
 	if err != nil {
 		writeError(w, err)

@@ -72,6 +72,10 @@ func parseRoute(path string) (route, error) {
 	if len(segs) > 2 {
 		rt.Subresource = segs[2]
 		if _, ok := info.Subresource(segs[2]); !ok {
+			if _, custom := api.LookupCustom(info.Resource); custom {
+				// Upstream's custom resource handler names the object.
+				return route{}, api.NewNotFound(info.GroupResource(), rt.Name)
+			}
 			if info.Resource == "pods" && streamSubresources[segs[2]] {
 				e := notFoundPath(path)
 				e.Status.Message = fmt.Sprintf("converge does not serve pods/%s: its kubelets run no streams (exec, attach, port-forward)", segs[2])

@@ -18,7 +18,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 	case "update":
 		obj, err := decodeFor(r, rt, rt.Resource.Resource)
 		if err == nil {
-			err = checkUnknownFields(w, r, obj)
+			err = checkUnknownFields(w, r, obj, nil)
 		}
 		if err != nil {
 			writeError(w, err)
