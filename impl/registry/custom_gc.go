@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -23,21 +24,63 @@ import (
 //     references to it removed, then the finalizer.
 // It costs nothing while no CRD is served.
 
-// customGCPeriod is how often RunCustomGC looks.
-const customGCPeriod = 500 * time.Millisecond
+// customGCPeriod is how often RunCustomGC looks at the custom resources;
+// customGCFullPeriod bounds how long a pass over every resource waits when
+// they look the same.
+const (
+	customGCPeriod     = 500 * time.Millisecond
+	customGCFullPeriod = 10 * time.Second
+)
 
 // RunCustomGC runs CollectCustomGarbage until ctx ends (RunCRDs runs it).
+// A pass lists every resource, so it runs when the custom resources
+// changed (one went, or started going) or are being deleted with the
+// garbage collector's finalizers, and every customGCFullPeriod besides,
+// for the rest (a custom resource whose built-in owner went): a control
+// plane of ten thousand pods does not list them twice a second.
 func (r *Registry) RunCustomGC(ctx context.Context) {
 	t := time.NewTicker(customGCPeriod)
 	defer t.Stop()
+	var last string
+	var lastFull time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = r.CollectCustomGarbage(ctx) // a failed pass is tried again on the next tick
+		}
+		state, pending, err := r.customState(ctx)
+		if err != nil || state == "" || (state == last && !pending && time.Since(lastFull) < customGCFullPeriod) {
+			continue
+		}
+		if r.CollectCustomGarbage(ctx) == nil { // a failed pass is tried again on the next tick
+			last, lastFull = state, time.Now()
 		}
 	}
+}
+
+// customState sums up the custom resources as the garbage collector sees
+// them: "" when none is served; pending when one is being deleted with a
+// garbage collector's finalizer.
+func (r *Registry) customState(ctx context.Context) (state string, pending bool, err error) {
+	var b strings.Builder
+	for _, info := range api.Resources() {
+		if _, ok := api.LookupCustom(info.Resource); !ok {
+			continue
+		}
+		l, err := r.List(ctx, info.Resource, "", ListOptions{})
+		if err != nil {
+			return "", false, err
+		}
+		b.WriteString(info.Resource + ";")
+		for _, o := range l.GetItems() {
+			m := o.GetObjectMeta()
+			deleting := m.DeletionTimestamp != nil
+			pending = pending || deleting && (slices.Contains(m.Finalizers, finalizerOrphan) || slices.Contains(m.Finalizers, finalizerForeground))
+			fmt.Fprintf(&b, "%s:%t,", m.UID, deleting)
+		}
+	}
+	return b.String(), pending, nil
 }
 
 // gcObject is one live object with the resource it was listed from.
