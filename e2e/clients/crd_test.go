@@ -771,26 +771,7 @@ func TestCustomResourcesWithControllerRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	streamed := c.watchLists.Load()
-	mctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("manager did not stop")
-		}
-	}
-	t.Cleanup(stop)
+	stop := runManager(t, mgr)
 	syncCtx, syncCancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer syncCancel()
 	inf, err := mgr.GetCache().GetInformer(syncCtx, &Widget{})

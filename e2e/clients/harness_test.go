@@ -7,12 +7,14 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/apiserver"
@@ -125,4 +127,30 @@ func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return c
+}
+
+// runManager starts a controller-runtime manager for the test. stop ends
+// it and waits, failing the test if it ends with an error or not within
+// 30 s; a cleanup calls it too, and it runs once.
+func runManager(t *testing.T, mgr manager.Manager) (stop func()) {
+	t.Helper()
+	mctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("manager: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("manager did not stop")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }

@@ -62,20 +62,7 @@ func TestControllerRuntimeManagerWithLeaderElection(t *testing.T) {
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(r); err != nil {
 		t.Fatal(err)
 	}
-	mctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("manager did not stop")
-		}
-	})
+	runManager(t, mgr)
 	select {
 	case <-mgr.Elected():
 	case <-time.After(30 * time.Second):

@@ -3,7 +3,6 @@ package clients
 import (
 	"context"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -64,20 +63,7 @@ func TestOperatorOwnsADeployment(t *testing.T) {
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).Complete(&webOperator{c: mgr.GetClient()}); err != nil {
 		t.Fatal(err)
 	}
-	mctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("manager did not stop")
-		}
-	})
+	runManager(t, mgr)
 
 	cl := mgr.GetAPIReader()
 	w := &Widget{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "default"}, Spec: WidgetSpec{Image: "nginx:1.27", Replicas: 2}}
