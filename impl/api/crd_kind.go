@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -112,4 +113,16 @@ func prepareCRDForCreate(c *CustomResourceDefinition) {
 	if crd.PrepareForCreate(context.Background(), k) == nil {
 		c.Spec, c.Status = k.Spec, k.Status
 	}
+}
+
+// validateCRDStatus checks a status write as the CRD status strategy does
+// (metadata, conditions, accepted and stored versions).
+func validateCRDStatus(e *errs, c, old *CustomResourceDefinition) {
+	k, err1 := c.ToKube()
+	oldK, err2 := old.ToKube()
+	if err1 != nil || err2 != nil {
+		e.invalid("", "", errors.Join(err1, err2).Error())
+		return
+	}
+	e.addList(crd.ValidateStatusUpdate(context.Background(), k, oldK))
 }

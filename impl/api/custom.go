@@ -155,6 +155,9 @@ type CustomSchema interface {
 	Prepare(obj map[string]any) (unknownFields []string, err error)
 	Validate(ctx context.Context, obj map[string]any) field.ErrorList
 	ValidateUpdate(ctx context.Context, obj, old map[string]any) field.ErrorList
+	// ValidateStatusUpdate is the status subresource's: metadata and
+	// status, against the status schema.
+	ValidateStatusUpdate(ctx context.Context, obj, old map[string]any) field.ErrorList
 }
 
 // CustomResource is one resource a CRD serves. Info.Version is the storage
@@ -249,8 +252,8 @@ func PrepareCustom(c *CustomObject) ([]string, error) {
 }
 
 // validateCustom checks c against its version's schema; old is nil on
-// create.
-func validateCustom(e *errs, c, old *CustomObject) {
+// create. status says the write is through the status subresource.
+func validateCustom(e *errs, c, old *CustomObject, status bool) {
 	s, ok := schemaOf(c)
 	if !ok {
 		return
@@ -275,5 +278,9 @@ func validateCustom(e *errs, c, old *CustomObject) {
 		e.invalid("", "", err.Error())
 		return
 	}
-	e.addList(s.ValidateUpdate(context.Background(), m, om))
+	validate := s.ValidateUpdate
+	if status {
+		validate = s.ValidateStatusUpdate
+	}
+	e.addList(validate(context.Background(), m, om))
 }

@@ -65,7 +65,7 @@ func ValidateUpdate(old, obj Object) error {
 		e.list = nil
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
-		validateCustom(e, o, old.(*CustomObject))
+		validateCustom(e, o, old.(*CustomObject), false)
 	default:
 		validateStoredUpdate(e, old, obj)
 		validateWorkloadUpdate(e, old, obj)
@@ -86,12 +86,17 @@ func ValidateStatusUpdate(old, obj Object) error {
 		return NewBadRequest(fmt.Sprintf("api: cannot validate a status update from %T to %T", old, obj))
 	}
 	e := &errs{}
-	validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
-	if n, ok := obj.(*Node); ok {
-		validateNodeStatus(e, n)
-	}
-	if c, ok := obj.(*CustomObject); ok {
-		validateCustom(e, c, old.(*CustomObject))
+	switch o := obj.(type) {
+	case *CustomObject:
+		// The apiextensions strategies check the metadata update too.
+		validateCustom(e, o, old.(*CustomObject), true)
+	case *CustomResourceDefinition:
+		validateCRDStatus(e, o, old.(*CustomResourceDefinition))
+	case *Node:
+		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+		validateNodeStatus(e, o)
+	default:
+		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
 	}
 	return invalidOrNil(obj, km, e.list)
 }
@@ -137,7 +142,7 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		e.nonNegative("spec.replicas", int64(o.Spec.Replicas))
 	case *CustomObject:
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
-		validateCustom(e, o, nil)
+		validateCustom(e, o, nil, false)
 	case *CustomResourceDefinition:
 		// The apiextensions module checks the metadata too.
 		validateCRD(e, o, nil)

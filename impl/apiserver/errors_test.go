@@ -25,10 +25,6 @@ type badRequest struct {
 	reason       api.StatusReason
 	msg          string // a substring of the message, when it matters
 	cause        string // a field one of the Status's causes names, when it matters
-	// bug, when set, says why converge answers otherwise than
-	// kube-apiserver does: the row is skipped while converge still
-	// answers otherwise, and fails once it answers as kube-apiserver.
-	bug string
 }
 
 const (
@@ -156,15 +152,6 @@ func TestBadRequestsAreRefusedWithoutWriting(t *testing.T) {
 			r := e.do(c.method, c.path, c.body, c.hdr...)
 			after := e.rev()
 			st, why := answers(r, c)
-			if c.bug != "" {
-				if after != before {
-					why += fmt.Sprintf("; the store moved from %d to %d", before, after)
-				}
-				if why == "" {
-					t.Fatalf("converge now answers as kube-apiserver does: drop the row's bug %q", c.bug)
-				}
-				t.Skipf("converge bug: %s\n%s: %s", c.bug, why, r.body)
-			}
 			if why != "" {
 				t.Fatalf("%s: %s", why, r.body)
 			}

@@ -37,32 +37,6 @@ func PrepareForCreate(ctx context.Context, crd *apiextensionsv1.CustomResourceDe
 	return fromInternal(in, crd)
 }
 
-// PrepareForUpdate does what the CRD strategy does before validating an
-// update: status is kept from old, generation moves when spec changed, and
-// a new storage version joins status.storedVersions.
-func PrepareForUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition) error {
-	return prepareUpdate(ctx, crd, old, crdStrategy.PrepareForUpdate)
-}
-
-// PrepareForStatusUpdate does what the CRD status strategy does: spec is
-// kept from old, so a status write cannot change it.
-func PrepareForStatusUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition) error {
-	return prepareUpdate(ctx, crd, old, crdStatusStrategy.PrepareForUpdate)
-}
-
-func prepareUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition, prepare func(context.Context, runtime.Object, runtime.Object)) error {
-	in, err := toInternal(crd)
-	if err != nil {
-		return err
-	}
-	oldIn, err := toInternal(old)
-	if err != nil {
-		return err
-	}
-	prepare(ctx, in, oldIn)
-	return fromInternal(in, crd)
-}
-
 // Validate is create validation (validation.ValidateCustomResourceDefinition):
 // metadata and names, group, scope, versions with exactly one storage
 // version, structural schemas, defaults, list types, CEL rule compilation
@@ -101,22 +75,4 @@ func validateUpdate(ctx context.Context, crd, old *apiextensionsv1.CustomResourc
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	return validate(ctx, in, oldIn)
-}
-
-// Warnings are the strategy's warnings for a create (old nil) or an update:
-// unrecognized formats and x-kubernetes-list-type set on non-scalar items,
-// on update only those old did not already have.
-func Warnings(ctx context.Context, crd, old *apiextensionsv1.CustomResourceDefinition) []string {
-	in, err := toInternal(crd)
-	if err != nil {
-		return nil
-	}
-	if old == nil {
-		return crdStrategy.WarningsOnCreate(ctx, in)
-	}
-	oldIn, err := toInternal(old)
-	if err != nil {
-		return nil
-	}
-	return crdStrategy.WarningsOnUpdate(ctx, in, oldIn)
 }

@@ -23,14 +23,11 @@
 //   - Field errors come back as upstream produces them, ready for
 //     apierrors.NewInvalid.
 //
-// The request pipeline a caller is expected to run, in kube-apiserver's
-// order (decoder, then the registry's BeforeCreate/BeforeUpdate):
-//
-//	create:  Prepare -> PrepareForCreate -> (name, uid, timestamps) -> Validate, Warnings
-//	update:  Prepare -> PrepareForUpdate -> ValidateUpdate, Warnings
-//	status:  Prepare -> PrepareForStatusUpdate -> ValidateStatusUpdate
-//	read:    PrepareStored (prune and default what was stored)
-//
-// CRDs themselves follow the same shape: Default, PrepareForCreate or
-// PrepareForUpdate, then Validate or ValidateUpdate.
+// The request pipeline, in kube-apiserver's order: Prepare (the decoder's
+// pruning and defaulting), then Validate on create, ValidateUpdate on
+// update, ValidateStatusUpdate through the status subresource. What
+// upstream's strategies prepare before validating (status kept or
+// dropped, generation) the registry does for every kind alike. CRDs:
+// Default and PrepareForCreate, then Validate, ValidateUpdate or
+// ValidateStatusUpdate.
 package crd

@@ -22,7 +22,7 @@ import (
 // must be prepared by that version's Version and converted first, as
 // upstream's codec decodes, defaults, then converts.
 func (v *Version) Prepare(obj map[string]any) (unknownFields []string, err error) {
-	unknownFields, err = v.coerce(obj, coercion{returnUnknownFieldPaths: true})
+	unknownFields, err = v.coerce(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -30,29 +30,11 @@ func (v *Version) Prepare(obj map[string]any) (unknownFields []string, err error
 	return unknownFields, nil
 }
 
-// PrepareStored is what the storage decoder does to a custom resource read
-// back from etcd: the same coercion, but dropping malformed metadata
-// instead of failing and repairing a missing generation, then defaulting,
-// so that defaults added to the schema later show up on read.
-func (v *Version) PrepareStored(obj map[string]any) error {
-	_, err := v.coerce(obj, coercion{dropInvalidMetadata: true, repairGeneration: true})
-	if err != nil {
-		return err
-	}
-	v.defaults(obj)
-	return nil
-}
-
-// coercion holds the unstructuredSchemaCoercer flags upstream sets per use.
-type coercion struct {
-	dropInvalidMetadata     bool
-	repairGeneration        bool
-	returnUnknownFieldPaths bool
-}
-
 // coerce calls, in unstructuredSchemaCoercer.apply's order, the functions it
-// calls (customresource_handler.go); that type is unexported.
-func (v *Version) coerce(obj map[string]any, c coercion) ([]string, error) {
+// calls (customresource_handler.go; that type is unexported), with the
+// flags the request decoder sets: malformed metadata is an error, and the
+// unknown fields' paths are returned.
+func (v *Version) coerce(obj map[string]any) ([]string, error) {
 	kind, foundKind, err := unstructured.NestedString(obj, "kind")
 	if err != nil {
 		return nil, err
@@ -62,8 +44,7 @@ func (v *Version) coerce(obj map[string]any, c coercion) ([]string, error) {
 		return nil, err
 	}
 	objectMeta, foundObjectMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{
-		DropMalformedFields:     c.dropInvalidMetadata,
-		ReturnUnknownFieldPaths: c.returnUnknownFieldPaths,
+		ReturnUnknownFieldPaths: true,
 	})
 	if err != nil {
 		return nil, err
@@ -80,21 +61,17 @@ func (v *Version) coerce(obj map[string]any, c coercion) ([]string, error) {
 	if gv.WithKind(kind) == v.Kind {
 		if !v.preserveUnknownFields {
 			unknown = append(unknown, structuralpruning.PruneWithOptions(obj, v.Schema, true, structuralschema.UnknownFieldPathOptions{
-				TrackUnknownFieldPaths: c.returnUnknownFieldPaths,
+				TrackUnknownFieldPaths: true,
 			})...)
 			structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.Schema)
 		}
 		fieldErr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, v.Schema, false, schemaobjectmeta.CoerceOptions{
-			DropInvalidFields:       c.dropInvalidMetadata,
-			ReturnUnknownFieldPaths: c.returnUnknownFieldPaths,
+			ReturnUnknownFieldPaths: true,
 		})
 		if fieldErr != nil {
 			return nil, fieldErr
 		}
 		unknown = append(unknown, paths...)
-		if c.repairGeneration && objectMeta != nil && objectMeta.Generation == 0 {
-			objectMeta.Generation = 1
-		}
 	}
 
 	// Restore the implicit meta fields, starting clean: this is what drops

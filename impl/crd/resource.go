@@ -2,39 +2,11 @@ package crd
 
 import (
 	"context"
-	"maps"
-	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// PrepareForCreate is the strategy's create preparation: with a status
-// subresource a create cannot set status, and generation starts at 1.
-func (v *Version) PrepareForCreate(ctx context.Context, obj map[string]any) {
-	v.strategy.PrepareForCreate(ctx, wrap(obj))
-}
-
-// PrepareForUpdate is the strategy's update preparation: with a status
-// subresource status is kept from old, and any change outside metadata
-// increments generation.
-func (v *Version) PrepareForUpdate(ctx context.Context, obj, old map[string]any) {
-	v.strategy.PrepareForUpdate(ctx, wrap(obj), wrap(old))
-}
-
-// PrepareForStatusUpdate is the status strategy's preparation: obj becomes
-// a copy of old with obj's status and managedFields, so a status write
-// changes nothing else. old is not changed.
-func (v *Version) PrepareForStatusUpdate(ctx context.Context, obj, old map[string]any) {
-	u := wrap(obj)
-	v.statusStrategy.PrepareForUpdate(ctx, u, wrap(old))
-	// Upstream replaces the Unstructured's map; the caller holds the old one.
-	if reflect.ValueOf(u.Object).UnsafePointer() != reflect.ValueOf(obj).UnsafePointer() {
-		clear(obj)
-		maps.Copy(obj, u.Object)
-	}
-}
 
 // Validate is create validation, as the strategy runs it: apiVersion and
 // kind, ObjectMeta (a name, and a namespace when namespaced, must already
@@ -59,15 +31,6 @@ func (v *Version) ValidateUpdate(ctx context.Context, obj, old map[string]any) f
 // status), scale status paths, list types, and all CEL rules, with oldSelf.
 func (v *Version) ValidateStatusUpdate(ctx context.Context, obj, old map[string]any) field.ErrorList {
 	return v.statusStrategy.ValidateUpdate(ctx, wrap(obj), wrap(old))
-}
-
-// Warnings are the strategy's warnings for a create (old nil) or update:
-// finalizer names that are not domain-qualified, new ones only on update.
-func (v *Version) Warnings(ctx context.Context, obj, old map[string]any) []string {
-	if old == nil {
-		return v.strategy.WarningsOnCreate(ctx, wrap(obj))
-	}
-	return v.strategy.WarningsOnUpdate(ctx, wrap(obj), wrap(old))
 }
 
 // FieldSet is what field selectors match for obj: metadata.name,

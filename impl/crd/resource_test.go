@@ -68,16 +68,6 @@ func TestPrepareMalformedMetadata(t *testing.T) {
 	if _, err := v.Prepare(object(t, body)); err == nil {
 		t.Error("Prepare accepted metadata.labels: 5")
 	}
-	// Read back from storage, the same object loses the bad field, gains
-	// generation 1 and is defaulted.
-	obj := object(t, body)
-	if err := v.PrepareStored(obj); err != nil {
-		t.Fatal(err)
-	}
-	meta := obj["metadata"].(map[string]any)
-	if _, ok := meta["labels"]; ok || meta["generation"] != int64(1) || obj["spec"].(map[string]any)["size"] != "medium" {
-		t.Errorf("PrepareStored: %v", obj)
-	}
 }
 
 func TestValidateResource(t *testing.T) {
@@ -151,43 +141,16 @@ func TestStatusSubresource(t *testing.T) {
 	ctx := context.Background()
 	v := widgetVersion(t, "v1")
 
-	obj := object(t, validWidget)
-	obj["status"] = map[string]any{"readyReplicas": int64(2)}
-	v.PrepareForCreate(ctx, obj)
-	if _, ok := obj["status"]; ok {
-		t.Error("PrepareForCreate kept status despite the status subresource")
-	}
-	if obj["metadata"].(map[string]any)["generation"] != int64(1) {
-		t.Errorf("generation = %v, want 1", obj["metadata"])
-	}
-
 	old := object(t, validWidget)
 	old["metadata"].(map[string]any)["resourceVersion"] = "5"
 	old["metadata"].(map[string]any)["generation"] = int64(1)
 	old["status"] = map[string]any{"readyReplicas": int64(1)}
 
-	// A main-resource update keeps old status and bumps generation.
-	obj = object(t, validWidget)
+	// A status update is checked against the status schema.
+	obj := object(t, validWidget)
 	obj["metadata"].(map[string]any)["resourceVersion"] = "5"
-	obj["spec"].(map[string]any)["replicas"] = int64(4)
-	obj["status"] = map[string]any{"readyReplicas": int64(9)}
-	v.PrepareForUpdate(ctx, obj, old)
-	if obj["status"].(map[string]any)["readyReplicas"] != int64(1) || obj["metadata"].(map[string]any)["generation"] != int64(2) {
-		t.Errorf("PrepareForUpdate: %v", obj)
-	}
-
-	// A status update keeps old spec and takes the new status.
-	obj = object(t, validWidget)
-	obj["metadata"].(map[string]any)["resourceVersion"] = "5"
-	obj["spec"].(map[string]any)["replicas"] = int64(4)
+	obj["metadata"].(map[string]any)["generation"] = int64(1)
 	obj["status"] = map[string]any{"readyReplicas": int64(-1)}
-	v.PrepareForStatusUpdate(ctx, obj, old)
-	if obj["spec"].(map[string]any)["replicas"] != int64(3) || obj["status"].(map[string]any)["readyReplicas"] != int64(-1) {
-		t.Errorf("PrepareForStatusUpdate: %v", obj)
-	}
-	if old["status"].(map[string]any)["readyReplicas"] != int64(1) {
-		t.Error("PrepareForStatusUpdate changed old")
-	}
 	requireError(t, v.ValidateStatusUpdate(ctx, obj, old), "status.readyReplicas", "should be greater than or equal to 0")
 	obj["status"] = map[string]any{"readyReplicas": int64(3)}
 	requireNoErrors(t, v.ValidateStatusUpdate(ctx, obj, old))

@@ -8,7 +8,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // compileTable builds upstream's table convertor. As in crdHandler, a
@@ -33,14 +32,6 @@ func (v *Version) compileTable(def *apiextensionsv1.CustomResourceDefinitionVers
 // single Age column (.metadata.creationTimestamp, type date).
 func (v *Version) PrinterColumns() []apiextensionsv1.CustomResourceColumnDefinition {
 	return slices.Clone(v.columns)
-}
-
-// Table is the server-side table upstream returns for kubectl get
-// (Accept: as=Table) for an *unstructured.Unstructured or an
-// *unstructured.UnstructuredList. Date cells and Age are relative to the
-// wall clock, as upstream prints them.
-func (v *Version) Table(ctx context.Context, obj runtime.Object, opts *metav1.TableOptions) (*metav1.Table, error) {
-	return v.table.ConvertToTable(ctx, obj, opts)
 }
 
 // Cells is obj's table row: the name, then one cell per PrinterColumns

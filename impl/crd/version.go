@@ -50,12 +50,8 @@ type Version struct {
 // strategy is the part of upstream's (unexported) custom resource strategy
 // that a request needs; both the main and the status strategy provide it.
 type strategy interface {
-	PrepareForCreate(ctx context.Context, obj runtime.Object)
-	PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
 	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
 	ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
-	WarningsOnCreate(ctx context.Context, obj runtime.Object) []string
-	WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string
 	GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error)
 }
 

@@ -38,13 +38,6 @@ func (r *Registry) RunCRDs(ctx context.Context) {
 	}
 }
 
-// ServeStoredCRDs serves what the CRDs in the store define, once; a
-// caller that does not run RunCRDs (a test, a loader) uses it.
-func (r *Registry) ServeStoredCRDs(ctx context.Context) error {
-	_, err := r.syncAllCRDs(ctx)
-	return err
-}
-
 func (r *Registry) syncAllCRDs(ctx context.Context) (string, error) {
 	l, err := r.List(ctx, crdResource, "", ListOptions{})
 	if err != nil {
