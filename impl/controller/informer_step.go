@@ -234,3 +234,23 @@ func (i *Informer) Reset() {
 	i.synced = false
 	i.broadcastLocked()
 }
+
+// Horizon is the view the informer will have once every buffered event
+// is delivered: how many objects, and the highest revision seen. A harness
+// compares it with the store to know that no event is still on its way.
+func (i *Informer) Horizon() (count int, rev int64) {
+	i.stepMu.Lock() // not halfway through a delivery
+	defer i.stepMu.Unlock()
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	count = i.cache.Len()
+	for _, ev := range i.pending {
+		switch ev.Type {
+		case Added:
+			count++
+		case Deleted:
+			count--
+		}
+	}
+	return count, max(i.lastRev, i.pendingRev)
+}

@@ -257,3 +257,7 @@ func setCRDCondition(s *apiextensionsv1.CustomResourceDefinitionStatus, t apiext
 func equalCRDStatus(a, b *apiextensionsv1.CustomResourceDefinitionStatus) bool {
 	return equality.Semantic.DeepEqual(a, b)
 }
+
+// UnserveCRDs stops serving the CRDs this registry serves, as the end of
+// RunCRDs does: for a harness that installed them with InstallCRDs alone.
+func (r *Registry) UnserveCRDs() { r.unserveAll() }

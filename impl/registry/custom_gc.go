@@ -91,6 +91,15 @@ type gcObject struct {
 
 // CollectCustomGarbage makes one pass.
 func (r *Registry) CollectCustomGarbage(ctx context.Context) error {
+	return r.CollectCustomGarbageNoting(ctx, nil)
+}
+
+// CollectCustomGarbageNoting makes one pass and tells wrote, if set, about
+// each write it made: the object as stored (for a delete, at the
+// deletion's revision), so that a stepped harness knows which informers
+// have an event coming.
+func (r *Registry) CollectCustomGarbageNoting(ctx context.Context, wrote func(resource string, obj api.Object)) error {
+	p := gcPass{r: r, wrote: wrote}
 	var all []gcObject
 	live := map[string]gcObject{} // uid -> object
 	anyCustom := false
@@ -123,22 +132,22 @@ func (r *Registry) CollectCustomGarbage(ctx context.Context) error {
 		}
 	}
 	for _, g := range all {
-		if err := r.collectOne(ctx, g, live, dependents); err != nil {
+		if err := p.collectOne(ctx, g, live, dependents); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *Registry) collectOne(ctx context.Context, g gcObject, live map[string]gcObject, dependents map[string][]gcObject) error {
+func (p gcPass) collectOne(ctx context.Context, g gcObject, live map[string]gcObject, dependents map[string][]gcObject) error {
 	m := g.obj.GetObjectMeta()
 	_, isCustom := api.LookupCustom(g.resource)
 	if isCustom && m.DeletionTimestamp != nil {
 		switch {
 		case slices.Contains(m.Finalizers, finalizerOrphan):
-			return r.orphanDependents(ctx, g, dependents[m.UID])
+			return p.orphanDependents(ctx, g, dependents[m.UID])
 		case slices.Contains(m.Finalizers, finalizerForeground):
-			return r.deleteDependents(ctx, g, dependents[m.UID])
+			return p.deleteDependents(ctx, g, dependents[m.UID])
 		}
 	}
 	if len(m.OwnerReferences) == 0 || m.DeletionTimestamp != nil {
@@ -157,21 +166,21 @@ func (r *Registry) collectOne(ctx context.Context, g gcObject, live map[string]g
 	// The lists are not one snapshot: an owner created after its kind was
 	// listed is read live before its dependent goes, as upstream does.
 	for _, ref := range m.OwnerReferences {
-		if r.ownerExists(ctx, ref, m.Namespace) {
+		if p.r.ownerExists(ctx, ref, m.Namespace) {
 			return nil
 		}
 	}
 	background := api.DeletePropagationBackground
-	_, err := r.Delete(ctx, g.resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &background,
+	o, err := p.r.Delete(ctx, g.resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &background,
 		Preconditions: &api.Preconditions{UID: &m.UID}})
-	return ignoreGone(err)
+	return p.note(g.resource, o, err)
 }
 
 // deleteDependents deletes owner's dependents, and drops its
 // foregroundDeletion finalizer once none is left.
-func (r *Registry) deleteDependents(ctx context.Context, owner gcObject, deps []gcObject) error {
+func (p gcPass) deleteDependents(ctx context.Context, owner gcObject, deps []gcObject) error {
 	if len(deps) == 0 {
-		return r.dropFinalizer(ctx, owner, finalizerForeground)
+		return p.dropFinalizer(ctx, owner, finalizerForeground)
 	}
 	foreground := api.DeletePropagationForeground
 	for _, d := range deps {
@@ -179,9 +188,9 @@ func (r *Registry) deleteDependents(ctx context.Context, owner gcObject, deps []
 		if m.DeletionTimestamp != nil {
 			continue // on its way: wait for it to go
 		}
-		_, err := r.Delete(ctx, d.resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &foreground,
+		o, err := p.r.Delete(ctx, d.resource, m.Namespace, m.Name, api.DeleteOptions{PropagationPolicy: &foreground,
 			Preconditions: &api.Preconditions{UID: &m.UID}})
-		if err := ignoreGone(err); err != nil {
+		if err := p.note(d.resource, o, err); err != nil {
 			return err
 		}
 	}
@@ -190,24 +199,40 @@ func (r *Registry) deleteDependents(ctx context.Context, owner gcObject, deps []
 
 // orphanDependents removes owner from its dependents' references, then
 // drops its orphan finalizer.
-func (r *Registry) orphanDependents(ctx context.Context, owner gcObject, deps []gcObject) error {
+func (p gcPass) orphanDependents(ctx context.Context, owner gcObject, deps []gcObject) error {
 	uid := owner.obj.GetObjectMeta().UID
 	for _, d := range deps {
 		next := api.DeepCopy(d.obj)
 		m := next.GetObjectMeta()
 		m.OwnerReferences = slices.DeleteFunc(m.OwnerReferences, func(ref api.OwnerReference) bool { return ref.UID == uid })
-		if _, err := r.Update(ctx, next); ignoreGone(err) != nil {
+		o, err := p.r.Update(ctx, next)
+		if err := p.note(d.resource, o, err); err != nil {
 			return err
 		}
 	}
-	return r.dropFinalizer(ctx, owner, finalizerOrphan)
+	return p.dropFinalizer(ctx, owner, finalizerOrphan)
 }
 
-func (r *Registry) dropFinalizer(ctx context.Context, g gcObject, f string) error {
+func (p gcPass) dropFinalizer(ctx context.Context, g gcObject, f string) error {
 	next := api.DeepCopy(g.obj)
 	m := next.GetObjectMeta()
 	m.Finalizers = slices.DeleteFunc(slices.Clone(m.Finalizers), func(x string) bool { return x == f })
-	_, err := r.Update(ctx, next)
+	o, err := p.r.Update(ctx, next)
+	return p.note(g.resource, o, err)
+}
+
+// gcPass is one pass of CollectCustomGarbageNoting.
+type gcPass struct {
+	r     *Registry
+	wrote func(resource string, obj api.Object)
+}
+
+// note tells wrote about a write that landed, and ignores the ones that
+// found their object gone or changed (ignoreGone).
+func (p gcPass) note(resource string, o api.Object, err error) error {
+	if err == nil && o != nil && p.wrote != nil {
+		p.wrote(resource, o)
+	}
 	return ignoreGone(err)
 }
 

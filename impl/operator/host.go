@@ -1,0 +1,617 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/converge-dev/converge/impl/controller"
+	"github.com/converge-dev/converge/impl/store"
+)
+
+// Config is what a Host needs: the user's scheme and setup, and the
+// cluster it runs against.
+type Config struct {
+	// Scheme holds the operator's types (its CRDs' and the built-ins').
+	Scheme *runtime.Scheme
+	// Setup is the user's own wiring, SetupWithManager for each
+	// reconciler. It runs again after every crash, on a new manager.
+	Setup func(manager.Manager) error
+	// Handler is converge's apiserver over the cluster's registry: the
+	// operator's client writes through it.
+	Handler http.Handler
+	// Store is the cluster's store, to know when the operator's informers
+	// have every event written so far.
+	Store *store.Store
+	// ListWatcher lists and watches for the operator's informers.
+	ListWatcher controller.ListWatcher
+	// Wrote, if set, hears every write the operator makes, with its
+	// revision (the stepped cluster's NoteExternalWrite).
+	Wrote func(resource string, rev int64)
+	// Timeout bounds each wait (start, a reconcile, events). Default 10 s.
+	Timeout time.Duration
+}
+
+// Item is one queued reconcile: a controller and its request.
+type Item struct {
+	Controller string
+	Request    reconcile.Request
+}
+
+func (it Item) String() string { return it.Controller + " " + it.Request.String() }
+
+// Failure is a reconcile that panicked, or returned an error with no
+// fault to blame that is not one of the answers a stale cache earns every
+// controller: a conflict, a not-found, an already-exists. controller-
+// runtime retries those, and they are how optimistic concurrency works.
+type Failure struct {
+	Item
+	Err   error
+	Panic any
+	Stack string
+}
+
+func (f Failure) String() string {
+	if f.Panic != nil {
+		return fmt.Sprintf("reconcile %s panicked: %v\n%s", f.Item, f.Panic, f.Stack)
+	}
+	return fmt.Sprintf("reconcile %s returned an error: %v", f.Item, f.Err)
+}
+
+// Outcome is what one reconcile did.
+type Outcome struct {
+	Writes  int
+	Crashed bool
+}
+
+// ErrCrashed is what the operator's requests get past a crash point.
+var ErrCrashed = errors.New("converge: the operator crashed at its crash point")
+
+var errReconcileTimeout = errors.New("converge: the reconcile did not finish in time")
+
+// Host runs an unmodified controller-runtime operator one step at a time:
+// its manager is controller-runtime's own, with converge's stepped cache
+// and stepped work queues put in, and its client is the real one, served
+// in-process by converge's apiserver. The harness decides which event is
+// delivered and which request is reconciled next; everything in between
+// is the user's code and controller-runtime's.
+type Host struct {
+	cfg   Config
+	noter noter
+
+	mu          sync.Mutex
+	now         time.Duration // the queues' logical clock
+	queues      map[string]*steppedQueue
+	adopted     []string // controllers of the current manager, in Setup's order
+	failures    []Failure
+	errs        []error
+	writes      int
+	budget      int  // writes left before the crash point; <0: none
+	crashed     bool // past the crash point: every request fails
+	faulted     bool // a request of this reconcile was failed on purpose
+	reconciling bool
+	transient   int // requests left to fail with a 500
+	run         *instance
+}
+
+// instance is one life of the operator process.
+type instance struct {
+	cache  *steppedCache
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Start builds the manager, runs Setup and starts it, and returns once
+// every controller waits for work with its initial events queued.
+func Start(cfg Config) (*Host, error) {
+	if cfg.Scheme == nil || cfg.Setup == nil || cfg.Handler == nil || cfg.Store == nil || cfg.ListWatcher == nil {
+		return nil, errors.New("operator: Config needs a Scheme, Setup, Handler, Store and ListWatcher")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	h := &Host{cfg: cfg, budget: -1, noter: noter{store: cfg.Store, wrote: cfg.Wrote, timeout: cfg.Timeout}}
+	if err := h.start(nil); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// start builds and starts one life of the operator; lag, if set, is the
+// revision each resource's first list is served at.
+func (h *Host) start(lag map[string]int64) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &instance{cancel: cancel, done: make(chan error, 1)}
+	h.mu.Lock()
+	h.queues = map[string]*steppedQueue{}
+	h.adopted = nil
+	h.run = run
+	h.mu.Unlock()
+	rc := inProcessConfig(inProcess{handler: h.cfg.Handler, before: h.before, after: h.after})
+	mgr, err := manager.New(rc, manager.Options{
+		Scheme:                 h.cfg.Scheme,
+		Logger:                 logr.Discard(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// A restarted operator registers its controllers' names again.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		NewCache: func(_ *rest.Config, o cache.Options) (cache.Cache, error) {
+			run.cache = newSteppedCache(ctx, o.Scheme, o.Mapper, h.cfg.ListWatcher, h.report)
+			run.cache.lag = lag
+			return run.cache, nil
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("operator: new manager: %w", err)
+	}
+	if err := h.cfg.Setup(&steppedManager{Manager: mgr, h: h}); err != nil {
+		return fmt.Errorf("operator: setup: %w", err)
+	}
+	if len(h.controllers()) == 0 {
+		return errors.New("operator: Setup added no controller to the manager")
+	}
+	go func() { run.done <- mgr.Start(ctx) }()
+	return h.waitIdle()
+}
+
+// steppedManager is the manager the user's Setup gets: controller-
+// runtime's own, except that the controllers added to it get stepped
+// queues and observed reconcilers.
+type steppedManager struct {
+	manager.Manager
+	h *Host
+}
+
+func (m *steppedManager) Add(r manager.Runnable) error {
+	if err := m.h.adopt(r); err != nil {
+		return err
+	}
+	return m.Manager.Add(r)
+}
+
+// queueFunc is controller-runtime's NewQueue option for reconcile.Request.
+type queueFunc = func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// adopt puts a stepped queue and an observing reconciler into a controller
+// that the builder made: the fields controller-runtime's NewQueue option
+// and its Do would set. Other runnables are left alone.
+func (h *Host) adopt(r manager.Runnable) error {
+	v := reflect.ValueOf(r)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	s := v.Elem()
+	nq, do, name := s.FieldByName("NewQueue"), s.FieldByName("Do"), s.FieldByName("Name")
+	if !nq.IsValid() || !do.IsValid() || !name.IsValid() || name.Kind() != reflect.String {
+		return nil
+	}
+	var q queueFunc
+	if nq.Type() != reflect.TypeOf(q) || do.Type() != reflect.TypeFor[reconcile.TypedReconciler[reconcile.Request]]() {
+		return fmt.Errorf("operator: controller %s: converge steps controllers of reconcile.Request only", name.String())
+	}
+	ctrl := name.String()
+	q = func(_ string, limiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		sq := newSteppedQueue(ctrl, limiter, h.clock)
+		h.mu.Lock()
+		h.queues[ctrl] = sq
+		h.mu.Unlock()
+		return sq
+	}
+	inner, _ := do.Interface().(reconcile.TypedReconciler[reconcile.Request])
+	if inner == nil {
+		return fmt.Errorf("operator: controller %s has no reconciler", ctrl)
+	}
+	nq.Set(reflect.ValueOf(q))
+	do.Set(reflect.ValueOf(reconcile.TypedReconciler[reconcile.Request](&observed{inner: inner, h: h, name: ctrl})))
+	h.mu.Lock()
+	h.adopted = append(h.adopted, ctrl)
+	h.mu.Unlock()
+	return nil
+}
+
+// observed is the user's reconciler with its panics and errors recorded.
+type observed struct {
+	inner reconcile.TypedReconciler[reconcile.Request]
+	h     *Host
+	name  string
+}
+
+func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			o.h.fail(Failure{Item: Item{o.name, req}, Panic: p, Stack: string(debug.Stack())})
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	res, err = o.inner.Reconcile(ctx, req)
+	if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
+		o.h.mu.Lock()
+		blamed := o.h.faulted
+		o.h.mu.Unlock()
+		if !blamed {
+			o.h.fail(Failure{Item: Item{o.name, req}, Err: err})
+		}
+	}
+	return res, err
+}
+
+func (h *Host) fail(f Failure) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failures = append(h.failures, f)
+}
+
+func (h *Host) report(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.errs = append(h.errs, err)
+}
+
+func (h *Host) clock() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.now
+}
+
+// before fails the operator's requests past its crash point, and the
+// armed transient errors, before they reach the apiserver.
+func (h *Host) before(req *http.Request) (*http.Response, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.crashed {
+		h.faulted = true
+		return nil, ErrCrashed
+	}
+	if h.transient > 0 && h.reconciling {
+		h.transient--
+		h.faulted = true
+		return statusResponse(req, apierrors.NewInternalError(errors.New("converge: an injected transient apiserver error"))), nil
+	}
+	if !isWrite(req) {
+		return nil, nil
+	}
+	if h.budget == 0 {
+		h.crashed, h.faulted = true, true
+		return nil, ErrCrashed
+	}
+	if h.budget > 0 {
+		h.budget--
+	}
+	return nil, nil
+}
+
+// after counts the operator's writes that landed and tells the cluster.
+func (h *Host) after(req *http.Request, resp *http.Response) {
+	if h.noter.note(req, resp) {
+		h.mu.Lock()
+		h.writes++
+		h.mu.Unlock()
+	}
+}
+
+// controllers is the current manager's controllers, sorted.
+func (h *Host) controllers() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := slices.Clone(h.adopted)
+	slices.Sort(out)
+	return out
+}
+
+func (h *Host) queue(name string) *steppedQueue {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.queues[name]
+}
+
+// waitIdle waits until every controller has started (its sources synced,
+// a worker waiting) and nothing is being reconciled.
+func (h *Host) waitIdle() error {
+	deadline := time.Now().Add(h.cfg.Timeout)
+	for {
+		idle := true
+		for _, c := range h.controllers() {
+			if q := h.queue(c); q == nil || !q.idle() {
+				idle = false
+				break
+			}
+		}
+		if idle {
+			return h.Sync()
+		}
+		select {
+		case err := <-h.run.done:
+			if err == nil {
+				err = errors.New("the manager stopped")
+			}
+			return fmt.Errorf("operator: manager: %w", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("operator: the controllers did not start within %s", h.cfg.Timeout)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// Sync waits until every informer of the operator has buffered every
+// event written so far, so that what is deliverable does not depend on
+// timing: an informer is caught up when the objects and the highest
+// revision it will have match the store's fingerprint of its resource.
+func (h *Host) Sync() error {
+	infs := h.run.cache.all()
+	if len(infs) == 0 {
+		return nil
+	}
+	scopes := make([]store.Scope, len(infs))
+	for n, i := range infs {
+		scopes[n] = store.Scope{Resource: i.inner.Resource()}
+	}
+	deadline := time.Now().Add(h.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.Timeout)
+	defer cancel()
+	for {
+		fps, _, err := h.cfg.Store.Fingerprints(ctx, scopes...)
+		if err != nil {
+			return err
+		}
+		behind := ""
+		for n, i := range infs {
+			count, rev := i.inner.Horizon()
+			if int64(count) != fps[n].Count || rev < fps[n].MaxModRev {
+				behind = i.inner.Resource()
+				if i.inner.Broken() {
+					if err := h.relist(i); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if behind == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("operator: the %s informer did not catch up within %s", behind, h.cfg.Timeout)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// Deliverable is the resources whose informers have an event to deliver.
+func (h *Host) Deliverable() []string {
+	var out []string
+	for _, i := range h.run.cache.all() {
+		if i.inner.Pending() > 0 {
+			out = append(out, i.inner.Resource())
+		}
+	}
+	return out
+}
+
+func (h *Host) informer(resource string) (*steppedInformer, error) {
+	for _, i := range h.run.cache.all() {
+		if i.inner.Resource() == resource {
+			return i, nil
+		}
+	}
+	return nil, fmt.Errorf("operator: no informer of %s", resource)
+}
+
+// Deliver applies the next event of resource's informer: the cache
+// changes and the controllers' handlers queue what they map it to.
+func (h *Host) Deliver(resource string) (string, error) {
+	i, err := h.informer(resource)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.Timeout)
+	defer cancel()
+	ev, err := i.inner.DeliverNext(ctx)
+	if err != nil {
+		return "", fmt.Errorf("operator: deliver %s: %w", resource, err)
+	}
+	m := ev.Object.GetObjectMeta()
+	return ev.Type + " " + resource + "/" + objectKey(m.Namespace, m.Name), nil
+}
+
+// DropWatch drops resource's watch and relists, as a broken connection
+// does: the events in flight are lost, and the handlers hear the
+// difference between the cache and the list.
+func (h *Host) DropWatch(resource string) error {
+	i, err := h.informer(resource)
+	if err != nil {
+		return err
+	}
+	i.inner.DropWatch()
+	return h.relist(i)
+}
+
+func (h *Host) relist(i *steppedInformer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.Timeout)
+	defer cancel()
+	if err := i.inner.Relist(ctx); err != nil {
+		return fmt.Errorf("operator: relist %s: %w", i.inner.Resource(), err)
+	}
+	return i.resync(true)
+}
+
+// Ready is the queued requests no worker holds, by controller then key.
+func (h *Host) Ready() []Item {
+	var out []Item
+	for _, c := range h.controllers() {
+		if q := h.queue(c); q != nil {
+			for _, r := range q.ready() {
+				out = append(out, Item{c, r})
+			}
+		}
+	}
+	return out
+}
+
+// Reconcile hands it to its controller and waits until the controller is
+// done with it. With crashAfter >= 0 the operator dies when it tries its
+// write number crashAfter+1 (counting from 1): the writes before it land,
+// none after it does, and the operator is built again from Setup.
+func (h *Host) Reconcile(it Item, crashAfter int) (Outcome, error) {
+	q := h.queue(it.Controller)
+	if q == nil {
+		return Outcome{}, fmt.Errorf("operator: no controller %s", it.Controller)
+	}
+	h.mu.Lock()
+	before := h.writes
+	h.budget, h.crashed, h.faulted, h.reconciling = crashAfter, false, false, true
+	h.mu.Unlock()
+	handed, err := q.hand(it.Request, h.cfg.Timeout)
+	h.mu.Lock()
+	out := Outcome{Writes: h.writes - before, Crashed: h.crashed}
+	h.budget, h.crashed, h.faulted, h.reconciling = -1, false, false, false
+	h.mu.Unlock()
+	if err != nil {
+		return out, fmt.Errorf("operator: reconcile %s: %w", it, err)
+	}
+	if !handed {
+		return out, fmt.Errorf("operator: %s is not ready", it)
+	}
+	if out.Crashed {
+		if err := h.Restart(); err != nil {
+			return out, err
+		}
+	}
+	return out, h.Sync()
+}
+
+// ArmTransient makes the next n requests that a reconcile sends to the
+// apiserver fail with a 500, as an overloaded apiserver's do. (Startup's
+// discovery is spared: controller-runtime retries a failed one only after
+// 10 s of wall clock.)
+func (h *Host) ArmTransient(n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.transient = n
+}
+
+// NextTimer is when the earliest delayed request (RequeueAfter, a
+// rate-limited retry) is due on the logical clock.
+func (h *Host) NextTimer() (time.Duration, bool) {
+	var at time.Duration
+	found := false
+	for _, c := range h.controllers() {
+		if q := h.queue(c); q != nil {
+			if d, ok := q.nextDue(); ok && (!found || d < at) {
+				at, found = d, true
+			}
+		}
+	}
+	return at, found
+}
+
+// FireTimers advances the logical clock to the earliest due request and
+// queues every request due by then.
+func (h *Host) FireTimers() {
+	at, ok := h.NextTimer()
+	if !ok {
+		return
+	}
+	h.mu.Lock()
+	h.now = max(h.now, at)
+	now := h.now
+	h.mu.Unlock()
+	for _, c := range h.controllers() {
+		if q := h.queue(c); q != nil {
+			q.fireDue(now)
+		}
+	}
+}
+
+// Resync sends every cached object to the handlers again, as a resync
+// period does; a controller at its fixed point then writes nothing.
+func (h *Host) Resync() {
+	for _, i := range h.run.cache.all() {
+		i.replay()
+	}
+}
+
+// Restart kills the operator and builds it again from Setup, as a
+// restarted pod would be: new caches listed afresh, empty queues.
+func (h *Host) Restart() error {
+	h.stop()
+	return h.start(nil)
+}
+
+// RestartLagging is Restart against a lagging apiserver, what Sieve calls
+// time travel: each informer's first list is served at the revision the
+// dead operator's informer had reached, and what happened since comes
+// after it as watch events, as if from an apiserver catching up.
+func (h *Host) RestartLagging() error {
+	lag := map[string]int64{}
+	for _, i := range h.run.cache.all() {
+		lag[i.inner.Resource()] = i.inner.LastRev()
+	}
+	h.stop()
+	return h.start(lag)
+}
+
+func (h *Host) stop() {
+	if h.run == nil {
+		return
+	}
+	h.run.cancel()
+	select {
+	case <-h.run.done:
+	case <-time.After(h.cfg.Timeout):
+		h.report(errors.New("operator: the manager did not stop in time"))
+	}
+}
+
+// Writes is how many writes the operator has made.
+func (h *Host) Writes() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.writes
+}
+
+// Failures is the reconciles that panicked or failed, in order.
+func (h *Host) Failures() []Failure {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.failures)
+}
+
+// Errors is what went wrong in the harness itself.
+func (h *Host) Errors() []error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.errs)
+}
+
+// Close stops the operator.
+func (h *Host) Close() { h.stop() }
+
+// Watched is the kinds the operator's informers watch, by resource.
+func (h *Host) Watched() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, i := range h.run.cache.all() {
+		out = append(out, i.gvk)
+	}
+	return out
+}

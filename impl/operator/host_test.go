@@ -1,0 +1,167 @@
+package operator_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/apiserver"
+	convergeclient "github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/operator"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// copier is a small controller-runtime operator: each ConfigMap gets a
+// Secret with the same data, owned by it.
+type copier struct {
+	client.Client
+	panicOn string
+}
+
+func (c *copier) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if req.Name == c.panicOn {
+		panic("boom")
+	}
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: cm.Name + "-copy", Namespace: cm.Namespace}}
+	_, err := controllerutil.CreateOrUpdate(ctx, c.Client, s, func() error {
+		s.StringData = nil
+		s.Data = map[string][]byte{}
+		for k, v := range cm.Data {
+			s.Data[k] = []byte(v)
+		}
+		return controllerutil.SetControllerReference(&cm, s, c.Scheme())
+	})
+	return reconcile.Result{}, err
+}
+
+type rig struct {
+	h   *operator.Host
+	cli convergeclient.Client
+}
+
+func start(t *testing.T, panicOn string) *rig {
+	t.Helper()
+	st := storetest.Store(t)
+	var s *cluster.Stepped
+	reg := registry.New(registry.Config{Store: st, Clock: func() time.Time { return s.Now() }})
+	cli := convergeclient.Local(reg)
+	s, err := cluster.NewStepped(cluster.SteppedConfig{Store: st, Client: cli})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	srv, err := apiserver.New(apiserver.Config{Registry: reg})
+	require.NoError(t, err)
+	scheme := runtime.NewScheme()
+	require.NoError(t, clientgoscheme.AddToScheme(scheme))
+	h, err := operator.Start(operator.Config{Scheme: scheme, Handler: srv.Handler(), Store: st, ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite,
+		Setup: func(mgr ctrl.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Complete(&copier{Client: mgr.GetClient(), panicOn: panicOn})
+		}})
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	return &rig{h: h, cli: cli}
+}
+
+func (r *rig) createConfigMap(t *testing.T, name string) {
+	t.Helper()
+	cm, err := api.Decode("configmaps", []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","namespace":"default"},"data":{"k":"v"}}`))
+	require.NoError(t, err)
+	_, err = r.cli.Create(context.Background(), cm)
+	require.NoError(t, err)
+	require.NoError(t, r.h.Sync())
+}
+
+// drain delivers every event and reconciles every request, in order.
+func (r *rig) drain(t *testing.T) int {
+	t.Helper()
+	writes := 0
+	for range 100 {
+		if d := r.h.Deliverable(); len(d) > 0 {
+			_, err := r.h.Deliver(d[0])
+			require.NoError(t, err)
+			continue
+		}
+		if ready := r.h.Ready(); len(ready) > 0 {
+			out, err := r.h.Reconcile(ready[0], -1)
+			require.NoError(t, err)
+			writes += out.Writes
+			continue
+		}
+		return writes
+	}
+	t.Fatal("did not drain in 100 steps")
+	return 0
+}
+
+func TestAnEventQueuesAReconcileThatWrites(t *testing.T) {
+	r := start(t, "")
+	require.Empty(t, r.h.Ready(), "nothing exists yet")
+	r.createConfigMap(t, "a")
+	require.Equal(t, []string{"configmaps"}, r.h.Deliverable(), "the create is on its way and nothing else")
+	require.Empty(t, r.h.Ready(), "not delivered yet")
+	ev, err := r.h.Deliver("configmaps")
+	require.NoError(t, err)
+	require.Equal(t, "ADDED configmaps/default/a", ev)
+	ready := r.h.Ready()
+	require.Len(t, ready, 1)
+	out, err := r.h.Reconcile(ready[0], -1)
+	require.NoError(t, err)
+	require.Equal(t, 1, out.Writes, "the Secret is created")
+	require.Equal(t, []string{"secrets"}, r.h.Deliverable())
+	require.Equal(t, 0, r.drain(t), "the owned Secret's event reconciles again, with nothing to write")
+	require.Empty(t, r.h.Failures())
+	r.h.Resync()
+	require.Len(t, r.h.Ready(), 1, "a resync queues the ConfigMap")
+	require.Equal(t, 0, r.drain(t), "at the fixed point a resync writes nothing")
+}
+
+func TestACrashBeforeTheFirstWriteRestartsTheOperator(t *testing.T) {
+	r := start(t, "")
+	r.createConfigMap(t, "a")
+	_, err := r.h.Deliver("configmaps")
+	require.NoError(t, err)
+	out, err := r.h.Reconcile(r.h.Ready()[0], 0)
+	require.NoError(t, err)
+	require.True(t, out.Crashed)
+	require.Equal(t, 0, out.Writes)
+	require.Empty(t, r.h.Failures(), "the error of a crashed reconcile is the crash's, not the reconciler's")
+	ready := r.h.Ready()
+	require.Len(t, ready, 1, "the restarted operator lists the ConfigMap and queues it")
+	require.Equal(t, 1, r.drain(t))
+}
+
+func TestAPanicIsAFailure(t *testing.T) {
+	r := start(t, "bad")
+	r.createConfigMap(t, "bad")
+	_, err := r.h.Deliver("configmaps")
+	require.NoError(t, err)
+	_, err = r.h.Reconcile(r.h.Ready()[0], -1)
+	require.NoError(t, err)
+	f := r.h.Failures()
+	require.Len(t, f, 1)
+	require.Equal(t, "boom", f[0].Panic)
+	at, ok := r.h.NextTimer()
+	require.True(t, ok, "the failed request is retried after a backoff")
+	require.Empty(t, r.h.Ready())
+	r.h.FireTimers()
+	require.Len(t, r.h.Ready(), 1)
+	require.Greater(t, at, time.Duration(0))
+}

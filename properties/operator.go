@@ -1,0 +1,79 @@
+package properties
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"pgregory.net/rapid"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/properties/crdgen"
+)
+
+// Operator is an unmodified controller-runtime operator to check: its CRDs,
+// its scheme and its own setup. Only the first three fields are needed.
+type Operator struct {
+	// CRDs is the directory of the operator's CRD manifests, as kubebuilder
+	// lays them out (config/crd/bases).
+	CRDs string
+	// Scheme holds the operator's types and the built-ins it uses.
+	Scheme *runtime.Scheme
+	// Setup wires the reconcilers into the manager, as cmd/main.go does:
+	// usually SetupWithManager. It runs again after every crash.
+	Setup func(mgr ctrl.Manager) error
+
+	// Namespaces are where custom resources are created; default
+	// "default".
+	Namespaces []string
+	// Names are the custom resources' names, per kind; default "a" and
+	// "b". Few names make updates and deletes of one object likely.
+	Names []string
+	// Fields constrains the generated custom resources, per plural
+	// resource ("webapps"): crdgen.WithField and the like.
+	Fields map[string][]crdgen.Option
+	// NoFaults turns off the faults: crashes (within a reconcile too),
+	// restarts against a lagging apiserver, dropped watches, transient
+	// API errors, and the control plane's own faults.
+	NoFaults bool
+	// Invariant, if set, is checked after every step, on the objects as
+	// stored.
+	Invariant func(ctx context.Context, c client.Reader) error
+	// Converged, if set, is checked once the run has quiesced.
+	Converged func(ctx context.Context, c client.Reader) error
+}
+
+// CheckOperator checks an operator in `go test`: random interleavings of
+// custom-resource creates, updates and deletes, another writer's edits of
+// what the operator owns, the operator's event deliveries and reconciles,
+// the built-in control plane's steps, and faults; after every step the
+// reconciles must not panic or fail and the built-in invariants must hold;
+// at the end the run must quiesce, converge, and stay put under a resync
+// (the fixed point). A failure prints the shrunk steps and how to replay
+// them. Add `func TestMain(m *testing.M) { storetest.Main(m) }` to the
+// test package to stop the embedded etcd at the end.
+func CheckOperator(t *testing.T, op Operator) {
+	t.Helper()
+	CheckOperatorTB(t, t, op)
+}
+
+// CheckOperatorTB is CheckOperator reporting to any rapid.TB (a test that
+// expects a failure passes its own); stores come from t.
+func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
+	tb.Helper()
+	Check(tb, func(rt *rapid.T) { runOperator(rt, t, op) })
+}
+
+// FuzzOperator is CheckOperator as a Go fuzz target body: `go test
+// -fuzz=FuzzX` explores the operator coverage-guided, and a crasher
+// replays as the same steps. Use it as
+//
+//	func FuzzWebApp(f *testing.F) { f.Fuzz(properties.FuzzOperator(f, op)) }
+func FuzzOperator(f *testing.F, op Operator) func(*testing.T, []byte) {
+	return rapid.MakeFuzz(func(rt *rapid.T) { runOperator(rt, f, op) })
+}
+
+// storeFor is the store of one run.
+var storeFor = storetest.Store

@@ -1,0 +1,607 @@
+package properties
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/apiserver"
+	convergeclient "github.com/converge-dev/converge/impl/client"
+	"github.com/converge-dev/converge/impl/cluster"
+	"github.com/converge-dev/converge/impl/crd"
+	"github.com/converge-dev/converge/impl/operator"
+	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/properties/crdgen"
+)
+
+// customKind is one kind the operator's CRDs serve, with its generator.
+type customKind struct {
+	gvk        schema.GroupVersionKind
+	resource   string
+	namespaced bool
+	gen        *crdgen.Generator
+}
+
+// operatorRun is one interleaving: a stepped control plane, the CRDs, the
+// operator, and the steps taken so far.
+type operatorRun struct {
+	rt     *rapid.T
+	op     Operator
+	ctx    context.Context
+	s      *cluster.Stepped
+	reg    *registry.Registry
+	host   *operator.Host
+	user   client.Client // the harness's own requests: users, drift, oracles
+	kinds  []customKind
+	chk    *model.Checker
+	steps  []string
+	faults bool
+}
+
+// runOperator is the property CheckOperator checks.
+func runOperator(rt *rapid.T, t testing.TB, op Operator) {
+	r := newOperatorRun(rt, t, op)
+	defer r.close()
+	rt.Repeat(map[string]func(*rapid.T){
+		"action": func(rt *rapid.T) { r.action(rt) },
+	})
+	r.end()
+}
+
+func newOperatorRun(rt *rapid.T, t testing.TB, op Operator) *operatorRun {
+	if op.Scheme == nil || op.Setup == nil || op.CRDs == "" {
+		rt.Fatalf("properties: an Operator needs CRDs, a Scheme and Setup")
+	}
+	if len(op.Namespaces) == 0 {
+		op.Namespaces = []string{model.DefaultNamespace}
+	}
+	if len(op.Names) == 0 {
+		op.Names = []string{"a", "b"}
+	}
+	st := storeFor(t)
+	var stepped atomic.Pointer[cluster.Stepped]
+	reg := registry.New(registry.Config{Store: st, Clock: func() time.Time {
+		if s := stepped.Load(); s != nil {
+			return s.Now()
+		}
+		return time.Unix(0, 0).UTC()
+	}})
+	s, err := cluster.NewStepped(cluster.SteppedConfig{Store: st, Client: convergeclient.Local(reg)})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	stepped.Store(s)
+	r := &operatorRun{rt: rt, op: op, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
+	names, err := reg.InstallCRDs(r.ctx, op.CRDs)
+	if err != nil {
+		r.close()
+		rt.Fatalf("properties: install the CRDs: %v", err)
+	}
+	srv, err := apiserver.New(apiserver.Config{Registry: reg})
+	if err != nil {
+		r.close()
+		rt.Fatal(err)
+	}
+	if r.user, err = operator.NewClient(srv.Handler(), op.Scheme, st, s.NoteExternalWrite); err != nil {
+		r.close()
+		rt.Fatal(err)
+	}
+	if err := r.loadKinds(names); err != nil {
+		r.close()
+		rt.Fatal(err)
+	}
+	r.apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
+	for _, ns := range op.Namespaces {
+		r.ensureNamespace(ns)
+	}
+	r.host, err = operator.Start(operator.Config{Scheme: op.Scheme, Setup: op.Setup, Handler: srv.Handler(), Store: st,
+		ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite})
+	if err != nil {
+		r.close()
+		rt.Fatalf("properties: start the operator: %v", err)
+	}
+	return r
+}
+
+func (r *operatorRun) close() {
+	if r.host != nil {
+		r.host.Close()
+	}
+	r.reg.UnserveCRDs()
+	r.s.Close()
+}
+
+// loadKinds compiles each installed CRD's storage version for the
+// generators.
+func (r *operatorRun) loadKinds(names []string) error {
+	for _, name := range names {
+		o, err := r.reg.Get(r.ctx, "customresourcedefinitions", "", name)
+		if err != nil {
+			return err
+		}
+		c := o.(*api.CustomResourceDefinition)
+		def := &apiextensionsv1.CustomResourceDefinition{Spec: c.Spec}
+		def.Name = c.Name
+		for _, v := range c.Spec.Versions {
+			if !v.Storage {
+				continue
+			}
+			compiled, err := crd.Compile(def, v.Name)
+			if err != nil {
+				return fmt.Errorf("CRD %s: %w", name, err)
+			}
+			gen, err := crdgen.New(compiled, r.op.Fields[c.Spec.Names.Plural]...)
+			if err != nil {
+				return fmt.Errorf("CRD %s: %w", name, err)
+			}
+			r.kinds = append(r.kinds, customKind{gvk: schema.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind},
+				resource: c.Spec.Names.Plural, namespaced: c.Spec.Scope == apiextensionsv1.NamespaceScoped, gen: gen})
+		}
+	}
+	if len(r.kinds) == 0 {
+		return fmt.Errorf("properties: %s holds no CRD", r.op.CRDs)
+	}
+	return nil
+}
+
+func (r *operatorRun) ensureNamespace(ns string) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	u.SetName(ns)
+	if err := r.user.Create(r.ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+		r.fail("create namespace %s: %v", ns, err)
+	}
+	r.sync()
+}
+
+// fail ends the run with the steps taken so far.
+func (r *operatorRun) fail(format string, args ...any) {
+	r.rt.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, format, args...)
+	b.WriteString("\nsteps:\n")
+	for i, s := range r.steps {
+		fmt.Fprintf(&b, "%4d  %s\n", i+1, s)
+	}
+	r.rt.Fatal(b.String())
+}
+
+func (r *operatorRun) logf(format string, args ...any) {
+	r.steps = append(r.steps, fmt.Sprintf(format, args...))
+}
+
+// sync waits for the operator's informers and checks what holds after
+// every step: no reconcile panicked or failed, the harness and the
+// control plane had no error, the built-in invariants and the user's.
+func (r *operatorRun) sync(writes ...model.Write) {
+	r.rt.Helper()
+	if r.host != nil {
+		if err := r.host.Sync(); err != nil {
+			r.fail("%v", err)
+		}
+		if f := r.host.Failures(); len(f) > 0 {
+			r.fail("%s", f[0])
+		}
+		if errs := r.host.Errors(); len(errs) > 0 {
+			r.fail("operator harness: %v", errs)
+		}
+	}
+	if errs := r.s.Errors(); len(errs) > 0 {
+		r.fail("control plane: %v", errs)
+	}
+	if err := r.chk.Check(r.s.Snapshot(), writes); err != nil {
+		r.fail("%v", err)
+	}
+	if r.op.Invariant != nil {
+		if err := r.op.Invariant(r.ctx, r.user); err != nil {
+			r.fail("invariant: %v", err)
+		}
+	}
+}
+
+// apply takes one of the control plane's actions.
+func (r *operatorRun) apply(a model.Action) {
+	r.rt.Helper()
+	r.logf("cluster   %s", a)
+	res := r.s.Step(a)
+	if res.Err != nil {
+		r.fail("%s: %v", a, res.Err)
+	}
+	r.sync(res.Writes...)
+}
+
+// action draws and takes one step.
+func (r *operatorRun) action(rt *rapid.T) {
+	switch n := rapid.IntRange(0, 19).Draw(rt, "class"); {
+	case n < 4:
+		r.userAction(rt)
+	case n < 12:
+		if !r.operatorStep(rt) {
+			r.userAction(rt)
+		}
+	case n < 16:
+		steps := r.s.EnabledSteps()
+		if len(steps) == 0 {
+			r.userAction(rt)
+			return
+		}
+		r.apply(rapid.SampledFrom(steps).Draw(rt, "cluster step"))
+	case n < 17:
+		r.drift(rt)
+	case n < 18:
+		r.timers()
+	default:
+		if r.faults {
+			r.fault(rt)
+		} else {
+			r.userAction(rt)
+		}
+	}
+}
+
+// operatorStep delivers an event to the operator or reconciles a queued
+// request, whichever is drawn; with faults, one reconcile in five crashes
+// at a drawn write. It reports false when the operator has nothing to do.
+func (r *operatorRun) operatorStep(rt *rapid.T) bool {
+	deliver, ready := r.host.Deliverable(), r.host.Ready()
+	var opts []string
+	for _, d := range deliver {
+		opts = append(opts, "deliver "+d)
+	}
+	for _, it := range ready {
+		opts = append(opts, "reconcile "+it.String())
+	}
+	if len(opts) == 0 {
+		return false
+	}
+	i := rapid.IntRange(0, len(opts)-1).Draw(rt, "operator step")
+	if i < len(deliver) {
+		r.deliver(deliver[i])
+		return true
+	}
+	crash := -1
+	if r.faults && rapid.IntRange(0, 4).Draw(rt, "crash?") == 0 {
+		crash = rapid.IntRange(0, 2).Draw(rt, "crash after")
+	}
+	r.reconcile(ready[i-len(deliver)], crash)
+	return true
+}
+
+func (r *operatorRun) deliver(resource string) {
+	r.rt.Helper()
+	ev, err := r.host.Deliver(resource)
+	if err != nil {
+		r.fail("%v", err)
+	}
+	r.logf("operator  deliver %s", ev)
+	r.sync()
+}
+
+func (r *operatorRun) reconcile(it operator.Item, crash int) {
+	r.rt.Helper()
+	out, err := r.host.Reconcile(it, crash)
+	switch {
+	case crash >= 0 && out.Crashed:
+		r.logf("operator  reconcile %s: crashed after %d writes, restarted", it, out.Writes)
+	case crash >= 0:
+		r.logf("operator  reconcile %s: %d writes (finished before its crash point %d)", it, out.Writes, crash)
+	default:
+		r.logf("operator  reconcile %s: %d writes", it, out.Writes)
+	}
+	if err != nil {
+		r.fail("%v", err)
+	}
+	r.sync()
+}
+
+// timers lets the logical clock run to the operator's next delayed
+// request (RequeueAfter, a retry's backoff).
+func (r *operatorRun) timers() {
+	at, ok := r.host.NextTimer()
+	if !ok {
+		return
+	}
+	r.host.FireTimers()
+	r.logf("operator  time passes to %s", at)
+	r.sync()
+}
+
+// fault injects one fault into the operator or the control plane.
+func (r *operatorRun) fault(rt *rapid.T) {
+	switch rapid.IntRange(0, 4).Draw(rt, "fault") {
+	case 0:
+		r.logf("fault     the operator restarts")
+		if err := r.host.Restart(); err != nil {
+			r.fail("%v", err)
+		}
+	case 1:
+		r.logf("fault     the operator restarts against a lagging apiserver (time travel)")
+		if err := r.host.RestartLagging(); err != nil {
+			r.fail("%v", err)
+		}
+	case 2:
+		watched := r.host.Watched()
+		if len(watched) == 0 {
+			return
+		}
+		gvk := rapid.SampledFrom(watched).Draw(rt, "watch")
+		res := r.resourceOf(gvk)
+		r.logf("fault     the operator's %s watch drops; it relists", res)
+		if err := r.host.DropWatch(res); err != nil {
+			r.fail("%v", err)
+		}
+	case 3:
+		r.logf("fault     the operator's next request fails with a 500")
+		r.host.ArmTransient(1)
+	default:
+		faults := r.s.EnabledFaults()
+		r.apply(rapid.SampledFrom(faults).Draw(rt, "cluster fault"))
+		return
+	}
+	r.sync()
+}
+
+func (r *operatorRun) resourceOf(gvk schema.GroupVersionKind) string {
+	m, err := r.user.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		r.fail("%v", err)
+	}
+	return m.Resource.Resource
+}
+
+// userAction creates, updates or deletes a custom resource.
+func (r *operatorRun) userAction(rt *rapid.T) {
+	k := r.kinds[rapid.IntRange(0, len(r.kinds)-1).Draw(rt, "kind")]
+	ns := ""
+	if k.namespaced {
+		ns = rapid.SampledFrom(r.op.Namespaces).Draw(rt, "namespace")
+	}
+	name := rapid.SampledFrom(r.op.Names).Draw(rt, "name")
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(k.gvk)
+	err := r.user.Get(r.ctx, client.ObjectKey{Namespace: ns, Name: name}, cur)
+	exists := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
+		r.fail("get %s %s: %v", k.resource, name, err)
+	}
+	switch {
+	case !exists:
+		obj := k.gen.Object(ns, name).Draw(rt, "object")
+		u := &unstructured.Unstructured{Object: obj}
+		r.logf("user      create %s %s %s", k.resource, model.Key(ns, name), compactJSON(obj["spec"]))
+		if err := r.user.Create(r.ctx, u); err != nil {
+			r.fail("create %s %s: %v", k.resource, name, err)
+		}
+	case cur.GetDeletionTimestamp() == nil && rapid.IntRange(0, 2).Draw(rt, "update or delete") > 0:
+		spec := k.gen.Spec().Draw(rt, "spec")
+		cur.Object["spec"] = spec
+		r.logf("user      update %s %s %s", k.resource, model.Key(ns, name), compactJSON(spec))
+		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) {
+			r.fail("update %s %s: %v", k.resource, name, err)
+		}
+	default:
+		r.logf("user      delete %s %s", k.resource, model.Key(ns, name))
+		if err := r.user.Delete(r.ctx, cur); err != nil && !apierrors.IsNotFound(err) {
+			r.fail("delete %s %s: %v", k.resource, name, err)
+		}
+	}
+	r.sync()
+}
+
+// drift is another writer: it deletes an object the operator owns, or
+// changes its spec (replicas, data) or its labels.
+func (r *operatorRun) drift(rt *rapid.T) {
+	var owned []*unstructured.Unstructured
+	for _, gvk := range r.host.Watched() {
+		if r.isCustom(gvk) {
+			continue
+		}
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.user.List(r.ctx, l); err != nil {
+			r.fail("list %s: %v", gvk.Kind, err)
+		}
+		for i := range l.Items {
+			o := &l.Items[i]
+			if len(o.GetOwnerReferences()) > 0 && o.GetDeletionTimestamp() == nil && r.ownedByCustom(o) {
+				o.SetGroupVersionKind(gvk)
+				owned = append(owned, o)
+			}
+		}
+	}
+	if len(owned) == 0 {
+		return
+	}
+	o := rapid.SampledFrom(owned).Draw(rt, "drifted")
+	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
+	if rapid.Bool().Draw(rt, "delete?") {
+		r.logf("drift     another writer deletes %s", what)
+		if err := r.user.Delete(r.ctx, o); err != nil && !apierrors.IsNotFound(err) {
+			r.fail("drift: %v", err)
+		}
+		r.sync()
+		return
+	}
+	switch {
+	case hasInt(o, "spec", "replicas"):
+		n, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
+		_ = unstructured.SetNestedField(o.Object, (n+1)%4, "spec", "replicas")
+		r.logf("drift     another writer sets %s spec.replicas to %d", what, (n+1)%4)
+	case hasData(o):
+		data := o.Object["data"].(map[string]any)
+		keys := make([]string, 0, len(data))
+		for k := range data {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		data[keys[0]] = "drifted"
+		r.logf("drift     another writer sets %s data.%s", what, keys[0])
+	default:
+		labels := o.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["converge.dev/drift"] = "true"
+		o.SetLabels(labels)
+		r.logf("drift     another writer labels %s", what)
+	}
+	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		r.fail("drift: %v", err)
+	}
+	r.sync()
+}
+
+func hasData(o *unstructured.Unstructured) bool {
+	data, ok := o.Object["data"].(map[string]any)
+	return ok && len(data) > 0
+}
+
+func hasInt(o *unstructured.Unstructured, path ...string) bool {
+	_, ok, err := unstructured.NestedInt64(o.Object, path...)
+	return ok && err == nil
+}
+
+func (r *operatorRun) isCustom(gvk schema.GroupVersionKind) bool {
+	for _, k := range r.kinds {
+		if k.gvk.GroupKind() == gvk.GroupKind() {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *operatorRun) ownedByCustom(o *unstructured.Unstructured) bool {
+	for _, ref := range o.GetOwnerReferences() {
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil && r.isCustom(gv.WithKind(ref.Kind)) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTimerRounds bounds how often the quiesce lets time pass: an operator
+// that requeues itself forever still quiesces between its timers.
+const maxTimerRounds = 20
+
+// end recovers from the faults, quiesces, and checks convergence and the
+// fixed point.
+func (r *operatorRun) end() {
+	r.rt.Helper()
+	for _, a := range r.s.Recovery() {
+		r.apply(a)
+	}
+	r.quiesce()
+	if err := model.Converged(r.s.Snapshot()); err != nil {
+		r.fail("not converged: %v", err)
+	}
+	if r.op.Converged != nil {
+		if err := r.op.Converged(r.ctx, r.user); err != nil {
+			r.fail("not converged: %v", err)
+		}
+	}
+	before := r.host.Writes()
+	r.logf("oracle    resync every object (fixed point)")
+	r.host.Resync()
+	r.drain()
+	if n := r.host.Writes() - before; n > 0 {
+		r.fail("fixed point: after the run quiesced, a resync made %d writes", n)
+	}
+}
+
+// quiesce runs the operator and the control plane fairly until neither
+// has anything to do: events first, then reconciles, then the control
+// plane, then the garbage collection of what custom resources own, then
+// the operator's timers.
+func (r *operatorRun) quiesce() {
+	r.rt.Helper()
+	timers := 0
+	for i := 0; ; i++ {
+		if i > MaxQuiesceSteps {
+			r.fail("quiesce did not finish in %d steps", MaxQuiesceSteps)
+		}
+		if r.operatorNext() {
+			continue
+		}
+		if a, ok := r.s.NextQuiesceStep(); ok {
+			r.apply(a)
+			continue
+		}
+		if r.collectGarbage() {
+			continue
+		}
+		if _, ok := r.host.NextTimer(); ok && timers < maxTimerRounds {
+			timers++
+			r.timers()
+			continue
+		}
+		return
+	}
+}
+
+// drain runs the operator alone until it has nothing to do.
+func (r *operatorRun) drain() {
+	for i := 0; r.operatorNext(); i++ {
+		if i > MaxQuiesceSteps {
+			r.fail("the operator did not settle in %d steps", MaxQuiesceSteps)
+		}
+	}
+}
+
+// operatorNext takes the operator's first pending step, if any.
+func (r *operatorRun) operatorNext() bool {
+	if d := r.host.Deliverable(); len(d) > 0 {
+		r.deliver(d[0])
+		return true
+	}
+	if ready := r.host.Ready(); len(ready) > 0 {
+		r.reconcile(ready[0], -1)
+		return true
+	}
+	return false
+}
+
+// collectGarbage is the garbage collector's pass for owners and dependents
+// the model does not know (custom resources), as upstream's collector
+// does for every kind. It reports whether it wrote.
+func (r *operatorRun) collectGarbage() bool {
+	wrote := false
+	err := r.reg.CollectCustomGarbageNoting(r.ctx, func(resource string, o api.Object) {
+		wrote = true
+		m := o.GetObjectMeta()
+		r.logf("gc        %s %s", resource, model.Key(m.Namespace, m.Name))
+		rev, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
+		r.s.NoteExternalWrite(resource, rev)
+	})
+	if err != nil {
+		r.fail("garbage collection: %v", err)
+	}
+	if wrote {
+		r.sync()
+	}
+	return wrote
+}
+
+// compactJSON is v as one line of JSON, for the steps' log.
+func compactJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
