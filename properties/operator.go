@@ -2,12 +2,15 @@ package properties
 
 import (
 	"context"
+	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"pgregory.net/rapid"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties/crdgen"
@@ -25,6 +28,10 @@ type Operator struct {
 	// usually SetupWithManager. It runs again after every crash.
 	Setup func(mgr ctrl.Manager) error
 
+	// Kinds are the custom resources a user creates, by plural
+	// ("webapps"); default every kind the CRDs define. Leave out the ones
+	// only the operator makes.
+	Kinds []string
 	// Namespaces are where custom resources are created; default
 	// "default".
 	Namespaces []string
@@ -63,6 +70,7 @@ func CheckOperator(t *testing.T, op Operator) {
 // expects a failure passes its own); stores come from t.
 func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 	tb.Helper()
+	silenceControllerRuntime()
 	Check(tb, func(rt *rapid.T) { runOperator(rt, t, op) })
 }
 
@@ -72,8 +80,21 @@ func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 //
 //	func FuzzWebApp(f *testing.F) { f.Fuzz(properties.FuzzOperator(f, op)) }
 func FuzzOperator(f *testing.F, op Operator) func(*testing.T, []byte) {
-	return rapid.MakeFuzz(func(rt *rapid.T) { runOperator(rt, f, op) })
+	f.Helper()
+	silenceControllerRuntime()
+	return func(t *testing.T, data []byte) {
+		rapid.MakeFuzz(func(rt *rapid.T) { runOperator(rt, t, op) })(t, data)
+	}
 }
 
 // storeFor is the store of one run.
 var storeFor = storetest.Store
+
+// quietLogs: the operator's logs go nowhere (its manager logs to a
+// discarding logger), and controller-runtime would otherwise warn, with a
+// stack, that its global logger was never set.
+var quietLogs sync.Once
+
+func silenceControllerRuntime() {
+	quietLogs.Do(func() { ctrllog.SetLogger(logr.Discard()) })
+}

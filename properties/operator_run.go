@@ -41,6 +41,7 @@ type customKind struct {
 // operator, and the steps taken so far.
 type operatorRun struct {
 	rt     *rapid.T
+	t      testing.TB
 	op     Operator
 	ctx    context.Context
 	s      *cluster.Stepped
@@ -51,6 +52,10 @@ type operatorRun struct {
 	chk    *model.Checker
 	steps  []string
 	faults bool
+	drawn  int // actions rapid drew; the steps after them are the end's
+	// reference marks the fault-free run the differential oracle compares
+	// with; its failures are the harness's.
+	reference bool
 }
 
 // runOperator is the property CheckOperator checks.
@@ -86,7 +91,7 @@ func newOperatorRun(rt *rapid.T, t testing.TB, op Operator) *operatorRun {
 		rt.Fatal(err)
 	}
 	stepped.Store(s)
-	r := &operatorRun{rt: rt, op: op, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
+	r := &operatorRun{rt: rt, t: t, op: op, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
 	names, err := reg.InstallCRDs(r.ctx, op.CRDs)
 	if err != nil {
 		r.close()
@@ -137,6 +142,9 @@ func (r *operatorRun) loadKinds(names []string) error {
 		c := o.(*api.CustomResourceDefinition)
 		def := &apiextensionsv1.CustomResourceDefinition{Spec: c.Spec}
 		def.Name = c.Name
+		if len(r.op.Kinds) > 0 && !slices.Contains(r.op.Kinds, c.Spec.Names.Plural) {
+			continue
+		}
 		for _, v := range c.Spec.Versions {
 			if !v.Storage {
 				continue
@@ -154,7 +162,7 @@ func (r *operatorRun) loadKinds(names []string) error {
 		}
 	}
 	if len(r.kinds) == 0 {
-		return fmt.Errorf("properties: %s holds no CRD", r.op.CRDs)
+		return fmt.Errorf("properties: %s holds no CRD of the Kinds %v", r.op.CRDs, r.op.Kinds)
 	}
 	return nil
 }
@@ -174,8 +182,11 @@ func (r *operatorRun) ensureNamespace(ns string) {
 func (r *operatorRun) fail(format string, args ...any) {
 	r.rt.Helper()
 	var b strings.Builder
+	if r.reference {
+		b.WriteString("in the reference run of the differential oracle: ")
+	}
 	fmt.Fprintf(&b, format, args...)
-	b.WriteString("\nsteps:\n")
+	fmt.Fprintf(&b, "\nsteps (%d drawn actions, then the end: recovery, quiesce, oracles):\n", r.drawn)
 	for i, s := range r.steps {
 		fmt.Fprintf(&b, "%4d  %s\n", i+1, s)
 	}
@@ -228,6 +239,7 @@ func (r *operatorRun) apply(a model.Action) {
 
 // action draws and takes one step.
 func (r *operatorRun) action(rt *rapid.T) {
+	r.drawn++
 	switch n := rapid.IntRange(0, 19).Draw(rt, "class"); {
 	case n < 4:
 		r.userAction(rt)
@@ -499,10 +511,15 @@ func (r *operatorRun) ownedByCustom(o *unstructured.Unstructured) bool {
 // that requeues itself forever still quiesces between its timers.
 const maxTimerRounds = 20
 
+// maxOperatorQuiesceSteps bounds the operator's deliveries and reconciles
+// in one quiesce: one that takes more keeps waking itself up.
+const maxOperatorQuiesceSteps = 400
+
 // end recovers from the faults, quiesces, and checks convergence and the
 // fixed point.
 func (r *operatorRun) end() {
 	r.rt.Helper()
+	r.logf("----      end of the drawn actions")
 	for _, a := range r.s.Recovery() {
 		r.apply(a)
 	}
@@ -522,6 +539,7 @@ func (r *operatorRun) end() {
 	if n := r.host.Writes() - before; n > 0 {
 		r.fail("fixed point: after the run quiesced, a resync made %d writes", n)
 	}
+	r.differential()
 }
 
 // quiesce runs the operator and the control plane fairly until neither
@@ -530,12 +548,15 @@ func (r *operatorRun) end() {
 // the operator's timers.
 func (r *operatorRun) quiesce() {
 	r.rt.Helper()
-	timers := 0
+	timers, operatorSteps := 0, 0
 	for i := 0; ; i++ {
 		if i > MaxQuiesceSteps {
 			r.fail("quiesce did not finish in %d steps", MaxQuiesceSteps)
 		}
 		if r.operatorNext() {
+			if operatorSteps++; operatorSteps > maxOperatorQuiesceSteps {
+				r.fail("the operator never settles: %d of its steps in the quiesce, and it still has work (a write that triggers itself?)", maxOperatorQuiesceSteps)
+			}
 			continue
 		}
 		if a, ok := r.s.NextQuiesceStep(); ok {

@@ -20,7 +20,7 @@ func NewClient(handler http.Handler, scheme *runtime.Scheme, st *store.Store, wr
 	n := noter{store: st, wrote: wrote, timeout: 10 * time.Second}
 	return client.New(inProcessConfig(inProcess{handler: handler,
 		before: func(*http.Request) (*http.Response, error) { return nil, nil },
-		after:  func(req *http.Request, resp *http.Response) { _ = n.note(req, resp) }}), client.Options{Scheme: scheme})
+		after:  func(req *http.Request, resp *http.Response, _ []byte) { _ = n.note(req, resp) }}), client.Options{Scheme: scheme})
 }
 
 func inProcessConfig(t inProcess) *rest.Config {

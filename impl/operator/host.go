@@ -65,14 +65,20 @@ func (it Item) String() string { return it.Controller + " " + it.Request.String(
 // runtime retries those, and they are how optimistic concurrency works.
 type Failure struct {
 	Item
-	Err   error
-	Panic any
-	Stack string
+	// Oracle names the check that failed when it is not the reconcile's
+	// own panic or error (churn).
+	Oracle string
+	Err    error
+	Panic  any
+	Stack  string
 }
 
 func (f Failure) String() string {
 	if f.Panic != nil {
 		return fmt.Sprintf("reconcile %s panicked: %v\n%s", f.Item, f.Panic, f.Stack)
+	}
+	if f.Oracle != "" {
+		return fmt.Sprintf("%s: in reconcile %s: %v", f.Oracle, f.Item, f.Err)
 	}
 	return fmt.Sprintf("reconcile %s returned an error: %v", f.Item, f.Err)
 }
@@ -109,6 +115,8 @@ type Host struct {
 	crashed     bool // past the crash point: every request fails
 	faulted     bool // a request of this reconcile was failed on purpose
 	reconciling bool
+	current     Item // the request being reconciled
+	churn       churn
 	transient   int // requests left to fail with a 500
 	run         *instance
 }
@@ -300,12 +308,17 @@ func (h *Host) before(req *http.Request) (*http.Response, error) {
 	return nil, nil
 }
 
-// after counts the operator's writes that landed and tells the cluster.
-func (h *Host) after(req *http.Request, resp *http.Response) {
-	if h.noter.note(req, resp) {
-		h.mu.Lock()
-		h.writes++
-		h.mu.Unlock()
+// after counts the operator's writes that landed, tells the cluster, and
+// looks for churn.
+func (h *Host) after(req *http.Request, resp *http.Response, body []byte) {
+	if !h.noter.note(req, resp) {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.writes++
+	if err := h.churn.observe(req, body); err != nil {
+		h.failures = append(h.failures, Failure{Item: h.current, Oracle: "churn", Err: err})
 	}
 }
 
@@ -479,7 +492,7 @@ func (h *Host) Reconcile(it Item, crashAfter int) (Outcome, error) {
 	}
 	h.mu.Lock()
 	before := h.writes
-	h.budget, h.crashed, h.faulted, h.reconciling = crashAfter, false, false, true
+	h.budget, h.crashed, h.faulted, h.reconciling, h.current = crashAfter, false, false, true, it
 	h.mu.Unlock()
 	handed, err := q.hand(it.Request, h.cfg.Timeout)
 	h.mu.Lock()

@@ -21,7 +21,7 @@ import (
 type inProcess struct {
 	handler http.Handler
 	before  func(*http.Request) (*http.Response, error)
-	after   func(*http.Request, *http.Response)
+	after   func(req *http.Request, resp *http.Response, body []byte)
 }
 
 func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -39,9 +39,10 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.RemoteAddr = "127.0.0.1:0"
 	rec := httptest.NewRecorder()
 	t.handler.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
 	resp := rec.Result()
 	resp.Request = req
-	t.after(req, resp)
+	t.after(req, resp, body)
 	return resp, nil
 }
 

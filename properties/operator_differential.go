@@ -1,0 +1,232 @@
+package properties
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/converge-dev/converge/model"
+)
+
+// differential is Acto's and Sieve's oracle on every interleaving: the end
+// state must equal the end state of a fault-free, sequential run that
+// creates only the final custom resources and lets everything settle.
+// States are compared over the kinds the operator watches, masked of what
+// differs between any two runs (uids, server-generated names, revisions,
+// timestamps, generations, allocated IPs and ports).
+func (r *operatorRun) differential() {
+	r.rt.Helper()
+	inputs := r.finalInputs()
+	kinds := r.host.Watched()
+	ref := newOperatorRun(r.rt, r.t, r.op)
+	defer ref.close()
+	ref.faults = false
+	ref.reference = true
+	for _, in := range inputs {
+		ref.logf("user      create %s %s %s", strings.ToLower(in.GetKind()), client.ObjectKeyFromObject(in), compactJSON(in.Object["spec"]))
+		if err := ref.user.Create(r.ctx, in); err != nil {
+			r.fail("differential: the reference run cannot create %s: %v", client.ObjectKeyFromObject(in), err)
+		}
+		ref.sync()
+	}
+	ref.quiesce()
+	got, want := r.state(kinds), ref.state(kinds)
+	if diff := stateDiff(got, want); diff != "" {
+		r.fail("differential: the end state differs from a fault-free sequential run of the final inputs (- this run, + the reference):\n%s", diff)
+	}
+}
+
+// finalInputs is what a user asked for at the end: the custom resources
+// that exist and are not being deleted, with their spec, labels and
+// annotations.
+func (r *operatorRun) finalInputs() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, k := range r.kinds {
+		for _, o := range r.list(k.gvk) {
+			if o.GetDeletionTimestamp() != nil {
+				continue
+			}
+			in := &unstructured.Unstructured{Object: map[string]any{"spec": o.Object["spec"]}}
+			in.SetGroupVersionKind(k.gvk)
+			in.SetNamespace(o.GetNamespace())
+			in.SetName(o.GetName())
+			in.SetLabels(o.GetLabels())
+			in.SetAnnotations(o.GetAnnotations())
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+func (r *operatorRun) list(gvk schema.GroupVersionKind) []unstructured.Unstructured {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := r.user.List(r.ctx, l); err != nil && !apierrors.IsNotFound(err) {
+		r.fail("list %s: %v", gvk.Kind, err)
+	}
+	return l.Items
+}
+
+// state is every object of kinds, masked, by kind and masked name.
+func (r *operatorRun) state(kinds []schema.GroupVersionKind) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, gvk := range kinds {
+		for _, o := range r.list(gvk) {
+			m := maskObject(r.normalized(gvk, o.Object))
+			key := gvk.Kind + " " + model.Key(o.GetNamespace(), maskedName(&o))
+			for n := 2; out[key] != nil; n++ { // two generated names mask alike
+				key = fmt.Sprintf("%s #%d", key, n)
+			}
+			out[key] = m
+		}
+	}
+	return out
+}
+
+// normalized is obj as the operator's own type holds it, when the scheme
+// has the type: a field the type omits when empty is absent either way,
+// whoever wrote the object last (a user's "" or the operator's round trip).
+func (r *operatorRun) normalized(gvk schema.GroupVersionKind, obj map[string]any) map[string]any {
+	typed, err := r.op.Scheme.New(gvk)
+	if err != nil {
+		return obj
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
+		return obj
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return obj
+	}
+	return out
+}
+
+// maskedName is the name, or the prefix and a star for a name the server
+// generated.
+func maskedName(o *unstructured.Unstructured) string {
+	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(o.GetName(), g) {
+		return g + "*"
+	}
+	return o.GetName()
+}
+
+// operatorMasks are the paths that differ between any two runs, whatever the
+// operator does. A "*" steps into every element of a list.
+var operatorMasks = [][]string{
+	{"metadata", "uid"}, {"metadata", "resourceVersion"}, {"metadata", "generation"},
+	{"metadata", "creationTimestamp"}, {"metadata", "managedFields"}, {"metadata", "name"},
+	{"metadata", "ownerReferences", "*", "uid"},
+	{"metadata", "annotations", "deployment.kubernetes.io/revision"},
+	{"metadata", "labels", "converge.dev/drift"}, // another writer's label, which an operator may keep
+	{"status", "observedGeneration"},
+	{"status", "conditions", "*", "lastTransitionTime"}, {"status", "conditions", "*", "lastUpdateTime"},
+	{"status", "conditions", "*", "observedGeneration"},
+	{"spec", "clusterIP"}, {"spec", "clusterIPs"}, {"spec", "ports", "*", "nodePort"},
+}
+
+func maskObject(obj map[string]any) map[string]any {
+	m := deepCopyJSON(obj)
+	for _, p := range operatorMasks {
+		drop(m, p)
+	}
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		for _, k := range []string{"labels", "annotations"} {
+			if l, ok := meta[k].(map[string]any); ok && len(l) == 0 {
+				delete(meta, k) // a masked label was the only one
+			}
+		}
+	}
+	return m
+}
+
+func deepCopyJSON(v map[string]any) map[string]any {
+	data, _ := json.Marshal(v)
+	var out map[string]any
+	_ = json.Unmarshal(data, &out)
+	return out
+}
+
+func drop(v any, path []string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(path) == 1 {
+			delete(x, path[0])
+			return
+		}
+		drop(x[path[0]], path[1:])
+	case []any:
+		if path[0] == "*" {
+			for _, e := range x {
+				drop(e, path[1:])
+			}
+		}
+	}
+}
+
+// stateDiff lists the objects only one side has, and the fields that
+// differ in the others.
+func stateDiff(got, want map[string]map[string]any) string {
+	keys := map[string]bool{}
+	for k := range got {
+		keys[k] = true
+	}
+	for k := range want {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var b strings.Builder
+	for _, k := range sorted {
+		g, gok := got[k]
+		w, wok := want[k]
+		switch {
+		case !wok:
+			fmt.Fprintf(&b, "- %s (only in this run)\n", k)
+		case !gok:
+			fmt.Fprintf(&b, "+ %s (only in the reference)\n", k)
+		default:
+			var lines []string
+			fieldDiff("", g, w, &lines)
+			for _, l := range lines {
+				fmt.Fprintf(&b, "  %s: %s\n", k, l)
+			}
+		}
+	}
+	return b.String()
+}
+
+func fieldDiff(path string, got, want any, out *[]string) {
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if gok && wok {
+		var keys []string
+		for k := range gm {
+			keys = append(keys, k)
+		}
+		for k := range wm {
+			if _, ok := gm[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fieldDiff(path+"."+k, gm[k], wm[k], out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		*out = append(*out, fmt.Sprintf("%s: - %s + %s", strings.TrimPrefix(path, "."), compactJSON(got), compactJSON(want)))
+	}
+}
