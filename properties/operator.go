@@ -70,8 +70,15 @@ func CheckOperator(t *testing.T, op Operator) {
 // expects a failure passes its own); stores come from t.
 func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 	tb.Helper()
+	Check(tb, OperatorProperty(t, op))
+}
+
+// OperatorProperty is the body of one check of CheckOperator, for a
+// campaign that runs rapid itself; stores come from t.
+func OperatorProperty(t testing.TB, op Operator) func(*rapid.T) {
 	silenceControllerRuntime()
-	Check(tb, func(rt *rapid.T) { runOperator(rt, t, op) })
+	shared := &operatorShared{}
+	return func(rt *rapid.T) { runOperator(rt, t, op, shared) }
 }
 
 // FuzzOperator is CheckOperator as a Go fuzz target body: `go test
@@ -81,9 +88,8 @@ func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 //	func FuzzWebApp(f *testing.F) { f.Fuzz(properties.FuzzOperator(f, op)) }
 func FuzzOperator(f *testing.F, op Operator) func(*testing.T, []byte) {
 	f.Helper()
-	silenceControllerRuntime()
 	return func(t *testing.T, data []byte) {
-		rapid.MakeFuzz(func(rt *rapid.T) { runOperator(rt, t, op) })(t, data)
+		rapid.MakeFuzz(OperatorProperty(t, op))(t, data)
 	}
 }
 

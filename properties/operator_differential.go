@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,11 +28,26 @@ func (r *operatorRun) differential() {
 	r.rt.Helper()
 	inputs := r.finalInputs()
 	kinds := r.host.Watched()
-	ref := newOperatorRun(r.rt, r.t, r.op)
+	got, want := r.state(kinds), r.referenceState(inputs, kinds)
+	if diff := stateDiff(got, want); diff != "" {
+		r.fail("differential: the end state differs from a fault-free sequential run of the final inputs (- this run, + the reference):\n%s", diff)
+	}
+}
+
+// referenceState is the masked end state of the fault-free sequential run of
+// inputs. A run is deterministic, so it is kept for the next check with
+// the same inputs: shrinking replays many.
+func (r *operatorRun) referenceState(inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
+	key := compactJSON(inputs) + compactJSON(kinds)
+	if want, ok := r.shared.reference(key); ok {
+		return want
+	}
+	ref := newOperatorRun(r.rt, r.t, r.op, r.shared)
 	defer ref.close()
 	ref.faults = false
 	ref.reference = true
 	for _, in := range inputs {
+		in = in.DeepCopy()
 		ref.logf("user      create %s %s %s", strings.ToLower(in.GetKind()), client.ObjectKeyFromObject(in), compactJSON(in.Object["spec"]))
 		if err := ref.user.Create(r.ctx, in); err != nil {
 			r.fail("differential: the reference run cannot create %s: %v", client.ObjectKeyFromObject(in), err)
@@ -39,10 +55,35 @@ func (r *operatorRun) differential() {
 		ref.sync()
 	}
 	ref.quiesce()
-	got, want := r.state(kinds), ref.state(kinds)
-	if diff := stateDiff(got, want); diff != "" {
-		r.fail("differential: the end state differs from a fault-free sequential run of the final inputs (- this run, + the reference):\n%s", diff)
+	want := ref.state(kinds)
+	r.shared.keepReference(key, want)
+	return want
+}
+
+// operatorShared is what the checks of one property share: the reference
+// runs' end states, by their inputs.
+type operatorShared struct {
+	mu   sync.Mutex
+	refs map[string]map[string]map[string]any
+}
+
+// maxReferences bounds the kept reference states.
+const maxReferences = 512
+
+func (s *operatorShared) reference(key string) (map[string]map[string]any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want, ok := s.refs[key]
+	return want, ok
+}
+
+func (s *operatorShared) keepReference(key string, want map[string]map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refs == nil || len(s.refs) >= maxReferences {
+		s.refs = map[string]map[string]map[string]any{}
 	}
+	s.refs[key] = want
 }
 
 // finalInputs is what a user asked for at the end: the custom resources

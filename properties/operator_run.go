@@ -43,6 +43,7 @@ type operatorRun struct {
 	rt     *rapid.T
 	t      testing.TB
 	op     Operator
+	shared *operatorShared
 	ctx    context.Context
 	s      *cluster.Stepped
 	reg    *registry.Registry
@@ -59,8 +60,8 @@ type operatorRun struct {
 }
 
 // runOperator is the property CheckOperator checks.
-func runOperator(rt *rapid.T, t testing.TB, op Operator) {
-	r := newOperatorRun(rt, t, op)
+func runOperator(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared) {
+	r := newOperatorRun(rt, t, op, shared)
 	defer r.close()
 	rt.Repeat(map[string]func(*rapid.T){
 		"action": func(rt *rapid.T) { r.action(rt) },
@@ -68,7 +69,7 @@ func runOperator(rt *rapid.T, t testing.TB, op Operator) {
 	r.end()
 }
 
-func newOperatorRun(rt *rapid.T, t testing.TB, op Operator) *operatorRun {
+func newOperatorRun(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared) *operatorRun {
 	if op.Scheme == nil || op.Setup == nil || op.CRDs == "" {
 		rt.Fatalf("properties: an Operator needs CRDs, a Scheme and Setup")
 	}
@@ -91,7 +92,7 @@ func newOperatorRun(rt *rapid.T, t testing.TB, op Operator) *operatorRun {
 		rt.Fatal(err)
 	}
 	stepped.Store(s)
-	r := &operatorRun{rt: rt, t: t, op: op, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
+	r := &operatorRun{rt: rt, t: t, op: op, shared: shared, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
 	names, err := reg.InstallCRDs(r.ctx, op.CRDs)
 	if err != nil {
 		r.close()
@@ -269,7 +270,8 @@ func (r *operatorRun) action(rt *rapid.T) {
 
 // operatorStep delivers an event to the operator or reconciles a queued
 // request, whichever is drawn; with faults, one reconcile in five crashes
-// at a drawn write. It reports false when the operator has nothing to do.
+// at a drawn write, and one in five has a drawn request to the apiserver
+// fail. It reports false when the operator has nothing to do.
 func (r *operatorRun) operatorStep(rt *rapid.T) bool {
 	deliver, ready := r.host.Deliverable(), r.host.Ready()
 	var opts []string
@@ -287,11 +289,16 @@ func (r *operatorRun) operatorStep(rt *rapid.T) bool {
 		r.deliver(deliver[i])
 		return true
 	}
-	crash := -1
-	if r.faults && rapid.IntRange(0, 4).Draw(rt, "crash?") == 0 {
-		crash = rapid.IntRange(0, 2).Draw(rt, "crash after")
+	f := operator.NoFaults
+	if r.faults {
+		switch rapid.IntRange(0, 9).Draw(rt, "reconcile fault") {
+		case 0, 1:
+			f.CrashAfter = rapid.IntRange(0, 2).Draw(rt, "crash after")
+		case 2, 3:
+			f.FailRequest = rapid.IntRange(1, 3).Draw(rt, "failing request")
+		}
 	}
-	r.reconcile(ready[i-len(deliver)], crash)
+	r.reconcile(ready[i-len(deliver)], f)
 	return true
 }
 
@@ -305,16 +312,20 @@ func (r *operatorRun) deliver(resource string) {
 	r.sync()
 }
 
-func (r *operatorRun) reconcile(it operator.Item, crash int) {
+func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	r.rt.Helper()
-	out, err := r.host.Reconcile(it, crash)
+	out, err := r.host.Reconcile(it, f)
+	fault := ""
+	if f.FailRequest > 0 {
+		fault = fmt.Sprintf(", its request %d failing with a 500", f.FailRequest)
+	}
 	switch {
-	case crash >= 0 && out.Crashed:
+	case f.CrashAfter >= 0 && out.Crashed:
 		r.logf("operator  reconcile %s: crashed after %d writes, restarted", it, out.Writes)
-	case crash >= 0:
-		r.logf("operator  reconcile %s: %d writes (finished before its crash point %d)", it, out.Writes, crash)
+	case f.CrashAfter >= 0:
+		r.logf("operator  reconcile %s: %d writes (finished before its crash point %d)", it, out.Writes, f.CrashAfter)
 	default:
-		r.logf("operator  reconcile %s: %d writes", it, out.Writes)
+		r.logf("operator  reconcile %s: %d writes%s", it, out.Writes, fault)
 	}
 	if err != nil {
 		r.fail("%v", err)
@@ -334,9 +345,11 @@ func (r *operatorRun) timers() {
 	r.sync()
 }
 
-// fault injects one fault into the operator or the control plane.
+// fault injects one fault into the operator (a restart, one against a
+// lagging apiserver, a dropped watch) or the control plane. A reconcile's
+// own faults (crash points, API errors) are drawn with it.
 func (r *operatorRun) fault(rt *rapid.T) {
-	switch rapid.IntRange(0, 4).Draw(rt, "fault") {
+	switch rapid.IntRange(0, 3).Draw(rt, "fault") {
 	case 0:
 		r.logf("fault     the operator restarts")
 		if err := r.host.Restart(); err != nil {
@@ -358,9 +371,6 @@ func (r *operatorRun) fault(rt *rapid.T) {
 		if err := r.host.DropWatch(res); err != nil {
 			r.fail("%v", err)
 		}
-	case 3:
-		r.logf("fault     the operator's next request fails with a 500")
-		r.host.ArmTransient(1)
 	default:
 		faults := r.s.EnabledFaults()
 		r.apply(rapid.SampledFrom(faults).Draw(rt, "cluster fault"))
@@ -402,6 +412,18 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		}
 	case cur.GetDeletionTimestamp() == nil && rapid.IntRange(0, 2).Draw(rt, "update or delete") > 0:
 		spec := k.gen.Spec().Draw(rt, "spec")
+		if old, ok := cur.Object["spec"].(map[string]any); ok && len(spec) > 0 && rapid.Bool().Draw(rt, "one field?") {
+			// Users mostly change one thing at a time: the drawn spec's
+			// value of one field, the rest as it was.
+			fields := make([]string, 0, len(spec))
+			for f := range spec {
+				fields = append(fields, f)
+			}
+			slices.Sort(fields)
+			f := rapid.SampledFrom(fields).Draw(rt, "field")
+			old[f] = spec[f]
+			spec = old
+		}
 		cur.Object["spec"] = spec
 		r.logf("user      update %s %s %s", k.resource, model.Key(ns, name), compactJSON(spec))
 		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) {
@@ -413,6 +435,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 			r.fail("delete %s %s: %v", k.resource, name, err)
 		}
 	}
+	r.host.IntentChanged()
 	r.sync()
 }
 
@@ -512,8 +535,13 @@ func (r *operatorRun) ownedByCustom(o *unstructured.Unstructured) bool {
 const maxTimerRounds = 20
 
 // maxOperatorQuiesceSteps bounds the operator's deliveries and reconciles
-// in one quiesce: one that takes more keeps waking itself up.
+// in one quiesce: one that takes more keeps waking itself up. A settled
+// operator takes a few per object it owns.
 const maxOperatorQuiesceSteps = 400
+
+// maxOperatorQuiesceWrites bounds the operator's writes in one quiesce,
+// which catches a loop of writes sooner.
+const maxOperatorQuiesceWrites = 100
 
 // end recovers from the faults, quiesces, and checks convergence and the
 // fixed point.
@@ -548,7 +576,7 @@ func (r *operatorRun) end() {
 // the operator's timers.
 func (r *operatorRun) quiesce() {
 	r.rt.Helper()
-	timers, operatorSteps := 0, 0
+	timers, operatorSteps, writes := 0, 0, r.host.Writes()
 	for i := 0; ; i++ {
 		if i > MaxQuiesceSteps {
 			r.fail("quiesce did not finish in %d steps", MaxQuiesceSteps)
@@ -556,6 +584,9 @@ func (r *operatorRun) quiesce() {
 		if r.operatorNext() {
 			if operatorSteps++; operatorSteps > maxOperatorQuiesceSteps {
 				r.fail("the operator never settles: %d of its steps in the quiesce, and it still has work (a write that triggers itself?)", maxOperatorQuiesceSteps)
+			}
+			if n := r.host.Writes() - writes; n > maxOperatorQuiesceWrites {
+				r.fail("the operator never settles: %d writes in the quiesce, and it still has work (a write that triggers itself?)", n)
 			}
 			continue
 		}
@@ -591,7 +622,7 @@ func (r *operatorRun) operatorNext() bool {
 		return true
 	}
 	if ready := r.host.Ready(); len(ready) > 0 {
-		r.reconcile(ready[0], -1)
+		r.reconcile(ready[0], operator.NoFaults)
 		return true
 	}
 	return false

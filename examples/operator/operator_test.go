@@ -17,24 +17,30 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-func newScheme() *runtime.Scheme {
+// TestWebApp checks the operator as it ships: interleavings with faults,
+// and every oracle.
+func TestWebApp(t *testing.T) {
+	properties.CheckOperator(t, webApp())
+}
+
+// FuzzWebApp is the same check, coverage-guided: go test -fuzz=FuzzWebApp.
+func FuzzWebApp(f *testing.F) {
+	f.Fuzz(properties.FuzzOperator(f, webApp()))
+}
+
+func webApp() properties.Operator {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = webappv1.AddToScheme(s)
-	return s
-}
-
-var images = rapid.Map(rapid.SampledFrom(properties.ImageNames), func(s string) any { return s })
-
-// TestWebApp checks the operator as it ships, with faults.
-func TestWebApp(t *testing.T) {
-	properties.CheckOperator(t, properties.Operator{
+	return properties.Operator{
 		CRDs:   "config/crd/bases",
-		Scheme: newScheme(),
+		Scheme: s,
 		Setup: func(mgr ctrl.Manager) error {
 			return (&controller.WebAppReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
 		},
 		// Optional: images the nodes can pull, not any string the schema allows.
 		Fields: map[string][]crdgen.Option{"webapps": {crdgen.WithField("spec.image", images)}},
-	})
+	}
 }
+
+var images = rapid.Map(rapid.SampledFrom(properties.ImageNames), func(s string) any { return s })

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // churn catches an operator that deletes an object and then creates it
 // again for the same owner: the delete was wrong (what Sieve reports as an
 // unexpected deletion, often from a stale read), and whoever used the
-// object saw it go, whatever the end state. A delete while the owner is
-// being deleted, or a create for a new owner of the same name, is not
-// churn.
+// object saw it go, whatever the end state. A create for a new owner of
+// the same name is not churn, nor one after a user changed the owner
+// (Host.IntentChanged), nor a delete made while the operator had not yet
+// heard of its owner's latest change.
 type churn struct {
 	deleted map[string]string // "resource namespace/name" -> the controller owner's uid
 }
@@ -22,23 +25,29 @@ type written struct {
 		Name            string `json:"name"`
 		Namespace       string `json:"namespace"`
 		OwnerReferences []struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
 			UID        string `json:"uid"`
 			Controller *bool  `json:"controller"`
 		} `json:"ownerReferences"`
 	} `json:"metadata"`
 }
 
-func (w written) owner() string {
+// owner is the controller owner's uid and kind.
+func (w written) owner() (uid string, gvk schema.GroupVersionKind) {
 	for _, r := range w.Metadata.OwnerReferences {
 		if r.Controller != nil && *r.Controller {
-			return r.UID
+			return r.UID, schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
 		}
 	}
-	return ""
+	return "", schema.GroupVersionKind{}
 }
 
-// observe records a delete, and reports a create that undoes one.
-func (c *churn) observe(req *http.Request, body []byte) error {
+// observe records a delete, and reports a create that undoes one. current
+// says whether the operator's view of owners of a kind was up to date: a
+// delete made on a stale view of the owner followed what the operator was
+// last told, as every cache-reading controller does, and is not counted.
+func (c *churn) observe(req *http.Request, body []byte, current func(schema.GroupVersionKind) bool) error {
 	if req.Method != http.MethodDelete && req.Method != http.MethodPost {
 		return nil
 	}
@@ -46,12 +55,15 @@ func (c *churn) observe(req *http.Request, body []byte) error {
 	if json.Unmarshal(body, &w) != nil || w.Metadata.Name == "" {
 		return nil // a Status, or a list from deletecollection
 	}
-	owner := w.owner()
+	owner, kind := w.owner()
 	if owner == "" {
 		return nil
 	}
 	key := resourceOf(req.URL.Path) + " " + w.Metadata.Namespace + "/" + w.Metadata.Name
 	if req.Method == http.MethodDelete {
+		if !current(kind) {
+			return nil
+		}
 		if c.deleted == nil {
 			c.deleted = map[string]string{}
 		}

@@ -115,9 +115,14 @@ type Host struct {
 	crashed     bool // past the crash point: every request fails
 	faulted     bool // a request of this reconcile was failed on purpose
 	reconciling bool
-	current     Item // the request being reconciled
+	current     Item                      // the request being reconciled
+	stale       map[schema.GroupKind]bool // kinds with undelivered events when this reconcile began
+	synced      int64                     // the store revision every informer had caught up with
+	syncedSet   int                       // how many informers there were then
 	churn       churn
-	transient   int // requests left to fail with a 500
+	failAt      int  // the request of this reconcile that fails with a 500, counting from 1; 0: none
+	requests    int  // requests this reconcile has sent
+	failed      bool // this reconcile's failing request was sent
 	run         *instance
 }
 
@@ -154,6 +159,7 @@ func (h *Host) start(lag map[string]int64) error {
 	h.queues = map[string]*steppedQueue{}
 	h.adopted = nil
 	h.run = run
+	h.synced = -1 // new informers, some perhaps listed in the past
 	h.mu.Unlock()
 	rc := inProcessConfig(inProcess{handler: h.cfg.Handler, before: h.before, after: h.after})
 	mgr, err := manager.New(rc, manager.Options{
@@ -252,13 +258,15 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 		}
 	}()
 	res, err = o.inner.Reconcile(ctx, req)
-	if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
-		o.h.mu.Lock()
-		blamed := o.h.faulted
-		o.h.mu.Unlock()
-		if !blamed {
-			o.h.fail(Failure{Item: Item{o.name, req}, Err: err})
-		}
+	o.h.mu.Lock()
+	blamed, failed, crashed := o.h.faulted, o.h.failed, o.h.crashed
+	o.h.mu.Unlock()
+	if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) && !blamed {
+		o.h.fail(Failure{Item: Item{o.name, req}, Err: err})
+	}
+	if failed && !crashed && err == nil && res.IsZero() {
+		o.h.fail(Failure{Item: Item{o.name, req}, Oracle: "swallowed error",
+			Err: errors.New("a request failed with a 500, and the reconcile returned success without a requeue: nothing will retry it")})
 	}
 	return res, err
 }
@@ -282,7 +290,9 @@ func (h *Host) clock() time.Duration {
 }
 
 // before fails the operator's requests past its crash point, and the
-// armed transient errors, before they reach the apiserver.
+// reconcile's failing request, before they reach the apiserver. Startup's
+// requests (discovery) are spared: controller-runtime retries a failed
+// one only after 10 s of wall clock.
 func (h *Host) before(req *http.Request) (*http.Response, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -290,9 +300,11 @@ func (h *Host) before(req *http.Request) (*http.Response, error) {
 		h.faulted = true
 		return nil, ErrCrashed
 	}
-	if h.transient > 0 && h.reconciling {
-		h.transient--
-		h.faulted = true
+	if h.reconciling {
+		h.requests++
+	}
+	if h.reconciling && h.requests == h.failAt {
+		h.faulted, h.failed = true, true
 		return statusResponse(req, apierrors.NewInternalError(errors.New("converge: an injected transient apiserver error"))), nil
 	}
 	if !isWrite(req) {
@@ -317,9 +329,27 @@ func (h *Host) after(req *http.Request, resp *http.Response, body []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.writes++
-	if err := h.churn.observe(req, body); err != nil {
+	if err := h.churn.observe(req, body, h.upToDate); err != nil {
 		h.failures = append(h.failures, Failure{Item: h.current, Oracle: "churn", Err: err})
 	}
+}
+
+// upToDate says whether the operator's informer of gvk had every event
+// written before this reconcile delivered when the reconcile began (no
+// informer: nothing to be stale about). Called with h.mu held.
+func (h *Host) upToDate(gvk schema.GroupVersionKind) bool {
+	return !h.stale[gvk.GroupKind()]
+}
+
+// staleKinds is the kinds whose informers have undelivered events.
+func (h *Host) staleKinds() map[schema.GroupKind]bool {
+	out := map[schema.GroupKind]bool{}
+	for _, i := range h.run.cache.all() {
+		if i.inner.Pending() > 0 {
+			out[i.gvk.GroupKind()] = true
+		}
+	}
+	return out
 }
 
 // controllers is the current manager's controllers, sorted.
@@ -383,8 +413,11 @@ func (h *Host) Sync() error {
 	deadline := time.Now().Add(h.cfg.Timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.Timeout)
 	defer cancel()
+	if rev, err := h.cfg.Store.Rev(ctx); err == nil && rev == h.synced && h.syncedSet == len(infs) {
+		return nil // nothing was written since the last sync, and no informer is new
+	}
 	for {
-		fps, _, err := h.cfg.Store.Fingerprints(ctx, scopes...)
+		fps, rev, err := h.cfg.Store.Fingerprints(ctx, scopes...)
 		if err != nil {
 			return err
 		}
@@ -401,6 +434,7 @@ func (h *Host) Sync() error {
 			}
 		}
 		if behind == "" {
+			h.synced, h.syncedSet = rev, len(infs)
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -481,23 +515,39 @@ func (h *Host) Ready() []Item {
 	return out
 }
 
-// Reconcile hands it to its controller and waits until the controller is
-// done with it. With crashAfter >= 0 the operator dies when it tries its
-// write number crashAfter+1 (counting from 1): the writes before it land,
-// none after it does, and the operator is built again from Setup.
-func (h *Host) Reconcile(it Item, crashAfter int) (Outcome, error) {
+// Faults are the faults of one reconcile.
+type Faults struct {
+	// CrashAfter >= 0: the operator dies when it tries its write number
+	// CrashAfter+1 (counting from 1): the writes before it land, none
+	// after it does, and the operator is built again from Setup. Below 0:
+	// no crash.
+	CrashAfter int
+	// FailRequest > 0: the reconcile's request number FailRequest (counting
+	// from 1) fails with a 500, as an overloaded apiserver's do.
+	FailRequest int
+}
+
+// NoFaults is a reconcile without faults.
+var NoFaults = Faults{CrashAfter: -1}
+
+// Reconcile hands it to its controller, with faults f, and waits until
+// the controller is done with it.
+func (h *Host) Reconcile(it Item, f Faults) (Outcome, error) {
 	q := h.queue(it.Controller)
 	if q == nil {
 		return Outcome{}, fmt.Errorf("operator: no controller %s", it.Controller)
 	}
+	stale := h.staleKinds()
 	h.mu.Lock()
 	before := h.writes
-	h.budget, h.crashed, h.faulted, h.reconciling, h.current = crashAfter, false, false, true, it
+	h.stale = stale
+	h.budget, h.crashed, h.faulted, h.reconciling, h.current = f.CrashAfter, false, false, true, it
+	h.failAt, h.requests, h.failed = f.FailRequest, 0, false
 	h.mu.Unlock()
 	handed, err := q.hand(it.Request, h.cfg.Timeout)
 	h.mu.Lock()
 	out := Outcome{Writes: h.writes - before, Crashed: h.crashed}
-	h.budget, h.crashed, h.faulted, h.reconciling = -1, false, false, false
+	h.budget, h.crashed, h.faulted, h.reconciling, h.failAt = -1, false, false, false, 0
 	h.mu.Unlock()
 	if err != nil {
 		return out, fmt.Errorf("operator: reconcile %s: %w", it, err)
@@ -511,16 +561,6 @@ func (h *Host) Reconcile(it Item, crashAfter int) (Outcome, error) {
 		}
 	}
 	return out, h.Sync()
-}
-
-// ArmTransient makes the next n requests that a reconcile sends to the
-// apiserver fail with a 500, as an overloaded apiserver's do. (Startup's
-// discovery is spared: controller-runtime retries a failed one only after
-// 10 s of wall clock.)
-func (h *Host) ArmTransient(n int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.transient = n
 }
 
 // NextTimer is when the earliest delayed request (RequeueAfter, a
@@ -594,6 +634,15 @@ func (h *Host) stop() {
 	case <-time.After(h.cfg.Timeout):
 		h.report(errors.New("operator: the manager did not stop in time"))
 	}
+}
+
+// IntentChanged tells the host that a user changed what the operator is
+// asked for: a delete and a re-create on either side of it are the
+// operator following the user, not churn.
+func (h *Host) IntentChanged() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.churn.deleted = nil
 }
 
 // Writes is how many writes the operator has made.

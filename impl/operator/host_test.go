@@ -100,7 +100,7 @@ func (r *rig) drain(t *testing.T) int {
 			continue
 		}
 		if ready := r.h.Ready(); len(ready) > 0 {
-			out, err := r.h.Reconcile(ready[0], -1)
+			out, err := r.h.Reconcile(ready[0], operator.NoFaults)
 			require.NoError(t, err)
 			writes += out.Writes
 			continue
@@ -122,7 +122,7 @@ func TestAnEventQueuesAReconcileThatWrites(t *testing.T) {
 	require.Equal(t, "ADDED configmaps/default/a", ev)
 	ready := r.h.Ready()
 	require.Len(t, ready, 1)
-	out, err := r.h.Reconcile(ready[0], -1)
+	out, err := r.h.Reconcile(ready[0], operator.NoFaults)
 	require.NoError(t, err)
 	require.Equal(t, 1, out.Writes, "the Secret is created")
 	require.Equal(t, []string{"secrets"}, r.h.Deliverable())
@@ -138,7 +138,7 @@ func TestACrashBeforeTheFirstWriteRestartsTheOperator(t *testing.T) {
 	r.createConfigMap(t, "a")
 	_, err := r.h.Deliver("configmaps")
 	require.NoError(t, err)
-	out, err := r.h.Reconcile(r.h.Ready()[0], 0)
+	out, err := r.h.Reconcile(r.h.Ready()[0], operator.Faults{CrashAfter: 0})
 	require.NoError(t, err)
 	require.True(t, out.Crashed)
 	require.Equal(t, 0, out.Writes)
@@ -153,7 +153,7 @@ func TestAPanicIsAFailure(t *testing.T) {
 	r.createConfigMap(t, "bad")
 	_, err := r.h.Deliver("configmaps")
 	require.NoError(t, err)
-	_, err = r.h.Reconcile(r.h.Ready()[0], -1)
+	_, err = r.h.Reconcile(r.h.Ready()[0], operator.NoFaults)
 	require.NoError(t, err)
 	f := r.h.Failures()
 	require.Len(t, f, 1)
