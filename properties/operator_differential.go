@@ -48,7 +48,7 @@ func (r *operatorRun) referenceState(inputs []*unstructured.Unstructured, kinds 
 	ref.reference = true
 	for _, in := range inputs {
 		in = in.DeepCopy()
-		ref.logf("user      create %s %s %s", strings.ToLower(in.GetKind()), client.ObjectKeyFromObject(in), compactJSON(in.Object["spec"]))
+		ref.record("user", "create", strings.ToLower(in.GetKind())+"/"+client.ObjectKeyFromObject(in).String(), compactJSON(in.Object["spec"]), nil)
 		if err := ref.user.Create(r.ctx, in); err != nil {
 			r.fail("differential: the reference run cannot create %s: %v", client.ObjectKeyFromObject(in), err)
 		}

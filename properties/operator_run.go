@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/properties/crdgen"
+	"github.com/converge-dev/converge/traces"
 )
 
 // customKind is one kind the operator's CRDs serve, with its generator.
@@ -51,9 +53,10 @@ type operatorRun struct {
 	user   client.Client // the harness's own requests: users, drift, oracles
 	kinds  []customKind
 	chk    *model.Checker
-	steps  []string
 	faults bool
-	drawn  int // actions rapid drew; the steps after them are the end's
+	drawn  int // actions rapid drew
+	events []traces.TraceEvent
+	ended  int // events before the end (recovery, quiesce, oracles)
 	// reference marks the fault-free run the differential oracle compares
 	// with; its failures are the harness's.
 	reference bool
@@ -93,22 +96,24 @@ func newOperatorRun(rt *rapid.T, t testing.TB, op Operator, shared *operatorShar
 	}
 	stepped.Store(s)
 	r := &operatorRun{rt: rt, t: t, op: op, shared: shared, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
+	ready := false
+	defer func() { // rt.Fatal below ends the goroutine: clean up on the way out
+		if !ready {
+			r.close()
+		}
+	}()
 	names, err := reg.InstallCRDs(r.ctx, op.CRDs)
 	if err != nil {
-		r.close()
 		rt.Fatalf("properties: install the CRDs: %v", err)
 	}
 	srv, err := apiserver.New(apiserver.Config{Registry: reg})
 	if err != nil {
-		r.close()
 		rt.Fatal(err)
 	}
 	if r.user, err = operator.NewClient(srv.Handler(), op.Scheme, st, s.NoteExternalWrite); err != nil {
-		r.close()
 		rt.Fatal(err)
 	}
 	if err := r.loadKinds(names); err != nil {
-		r.close()
 		rt.Fatal(err)
 	}
 	r.apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
@@ -118,9 +123,9 @@ func newOperatorRun(rt *rapid.T, t testing.TB, op Operator, shared *operatorShar
 	r.host, err = operator.Start(operator.Config{Scheme: op.Scheme, Setup: op.Setup, Handler: srv.Handler(), Store: st,
 		ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite})
 	if err != nil {
-		r.close()
 		rt.Fatalf("properties: start the operator: %v", err)
 	}
+	ready = true
 	return r
 }
 
@@ -188,14 +193,25 @@ func (r *operatorRun) fail(format string, args ...any) {
 	}
 	fmt.Fprintf(&b, format, args...)
 	fmt.Fprintf(&b, "\nsteps (%d drawn actions, then the end: recovery, quiesce, oracles):\n", r.drawn)
-	for i, s := range r.steps {
-		fmt.Fprintf(&b, "%4d  %s\n", i+1, s)
+	for i, e := range r.events {
+		if i == r.ended && r.ended > 0 {
+			b.WriteString("      ---- the end\n")
+		}
+		fmt.Fprintf(&b, "%4d  %s\n", e.Seq, stepLine(e))
+	}
+	if path := r.saveTrace(); path != "" {
+		fmt.Fprintf(&b, "trace: %s (converge trace view %s)\n", path, path)
 	}
 	r.rt.Fatal(b.String())
 }
 
-func (r *operatorRun) logf(format string, args ...any) {
-	r.steps = append(r.steps, fmt.Sprintf(format, args...))
+// record adds a step to the run's events; sync fills in its digest.
+func (r *operatorRun) record(actor, action, key, detail string, writes []operator.Written) {
+	e := traces.TraceEvent{V: traces.Version, Seq: len(r.events) + 1, Actor: actor, Action: action, Key: key, Detail: detail}
+	for _, w := range writes {
+		e.Writes = append(e.Writes, traces.Write{Verb: w.Verb, Resource: w.Resource, Name: w.Name})
+	}
+	r.events = append(r.events, e)
 }
 
 // sync waits for the operator's informers and checks what holds after
@@ -217,7 +233,11 @@ func (r *operatorRun) sync(writes ...model.Write) {
 	if errs := r.s.Errors(); len(errs) > 0 {
 		r.fail("control plane: %v", errs)
 	}
-	if err := r.chk.Check(r.s.Snapshot(), writes); err != nil {
+	snap := r.s.Snapshot()
+	if n := len(r.events); n > 0 && r.events[n-1].Digest == "" {
+		r.events[n-1].Digest = snap.Digest()
+	}
+	if err := r.chk.Check(snap, writes); err != nil {
 		r.fail("%v", err)
 	}
 	if r.op.Invariant != nil {
@@ -230,8 +250,8 @@ func (r *operatorRun) sync(writes ...model.Write) {
 // apply takes one of the control plane's actions.
 func (r *operatorRun) apply(a model.Action) {
 	r.rt.Helper()
-	r.logf("cluster   %s", a)
 	res := r.s.Step(a)
+	r.events = append(r.events, traces.FromStep(len(r.events)+1, a, res, r.s.Seen(a.Who), r.s.Snapshot()))
 	if res.Err != nil {
 		r.fail("%s: %v", a, res.Err)
 	}
@@ -308,7 +328,7 @@ func (r *operatorRun) deliver(resource string) {
 	if err != nil {
 		r.fail("%v", err)
 	}
-	r.logf("operator  deliver %s", ev)
+	r.record("operator", "deliver", resource, ev, nil)
 	r.sync()
 }
 
@@ -317,15 +337,15 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	out, err := r.host.Reconcile(it, f)
 	fault := ""
 	if f.FailRequest > 0 {
-		fault = fmt.Sprintf(", its request %d failing with a 500", f.FailRequest)
+		fault = fmt.Sprintf("its request %d fails with a 500", f.FailRequest)
 	}
 	switch {
 	case f.CrashAfter >= 0 && out.Crashed:
-		r.logf("operator  reconcile %s: crashed after %d writes, restarted", it, out.Writes)
+		r.record("operator", "reconcile", it.String(), fmt.Sprintf("crashed after %d writes, restarted", len(out.Writes)), out.Writes)
 	case f.CrashAfter >= 0:
-		r.logf("operator  reconcile %s: %d writes (finished before its crash point %d)", it, out.Writes, f.CrashAfter)
+		r.record("operator", "reconcile", it.String(), fmt.Sprintf("finished before its crash point %d", f.CrashAfter), out.Writes)
 	default:
-		r.logf("operator  reconcile %s: %d writes%s", it, out.Writes, fault)
+		r.record("operator", "reconcile", it.String(), fault, out.Writes)
 	}
 	if err != nil {
 		r.fail("%v", err)
@@ -341,7 +361,7 @@ func (r *operatorRun) timers() {
 		return
 	}
 	r.host.FireTimers()
-	r.logf("operator  time passes to %s", at)
+	r.record("operator", "time", "", fmt.Sprintf("time passes to %s", at), nil)
 	r.sync()
 }
 
@@ -351,12 +371,12 @@ func (r *operatorRun) timers() {
 func (r *operatorRun) fault(rt *rapid.T) {
 	switch rapid.IntRange(0, 3).Draw(rt, "fault") {
 	case 0:
-		r.logf("fault     the operator restarts")
+		r.record("fault", "restart", "operator", "the operator restarts", nil)
 		if err := r.host.Restart(); err != nil {
 			r.fail("%v", err)
 		}
 	case 1:
-		r.logf("fault     the operator restarts against a lagging apiserver (time travel)")
+		r.record("fault", "timetravel", "operator", "the operator restarts against a lagging apiserver (time travel)", nil)
 		if err := r.host.RestartLagging(); err != nil {
 			r.fail("%v", err)
 		}
@@ -367,7 +387,7 @@ func (r *operatorRun) fault(rt *rapid.T) {
 		}
 		gvk := rapid.SampledFrom(watched).Draw(rt, "watch")
 		res := r.resourceOf(gvk)
-		r.logf("fault     the operator's %s watch drops; it relists", res)
+		r.record("fault", "dropwatch", res, "the operator's watch drops; it relists", nil)
 		if err := r.host.DropWatch(res); err != nil {
 			r.fail("%v", err)
 		}
@@ -406,7 +426,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 	case !exists:
 		obj := k.gen.Object(ns, name).Draw(rt, "object")
 		u := &unstructured.Unstructured{Object: obj}
-		r.logf("user      create %s %s %s", k.resource, model.Key(ns, name), compactJSON(obj["spec"]))
+		r.record("user", "create", k.resource+"/"+model.Key(ns, name), compactJSON(obj["spec"]), nil)
 		if err := r.user.Create(r.ctx, u); err != nil {
 			r.fail("create %s %s: %v", k.resource, name, err)
 		}
@@ -425,12 +445,12 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 			spec = old
 		}
 		cur.Object["spec"] = spec
-		r.logf("user      update %s %s %s", k.resource, model.Key(ns, name), compactJSON(spec))
+		r.record("user", "update", k.resource+"/"+model.Key(ns, name), compactJSON(spec), nil)
 		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) {
 			r.fail("update %s %s: %v", k.resource, name, err)
 		}
 	default:
-		r.logf("user      delete %s %s", k.resource, model.Key(ns, name))
+		r.record("user", "delete", k.resource+"/"+model.Key(ns, name), "", nil)
 		if err := r.user.Delete(r.ctx, cur); err != nil && !apierrors.IsNotFound(err) {
 			r.fail("delete %s %s: %v", k.resource, name, err)
 		}
@@ -466,7 +486,7 @@ func (r *operatorRun) drift(rt *rapid.T) {
 	o := rapid.SampledFrom(owned).Draw(rt, "drifted")
 	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
 	if rapid.Bool().Draw(rt, "delete?") {
-		r.logf("drift     another writer deletes %s", what)
+		r.record("drift", "delete", what, "another writer deletes it", nil)
 		if err := r.user.Delete(r.ctx, o); err != nil && !apierrors.IsNotFound(err) {
 			r.fail("drift: %v", err)
 		}
@@ -477,7 +497,7 @@ func (r *operatorRun) drift(rt *rapid.T) {
 	case hasInt(o, "spec", "replicas"):
 		n, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
 		_ = unstructured.SetNestedField(o.Object, (n+1)%4, "spec", "replicas")
-		r.logf("drift     another writer sets %s spec.replicas to %d", what, (n+1)%4)
+		r.record("drift", "update", what, fmt.Sprintf("another writer sets spec.replicas to %d", (n+1)%4), nil)
 	case hasData(o):
 		data := o.Object["data"].(map[string]any)
 		keys := make([]string, 0, len(data))
@@ -486,7 +506,7 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		}
 		slices.Sort(keys)
 		data[keys[0]] = "drifted"
-		r.logf("drift     another writer sets %s data.%s", what, keys[0])
+		r.record("drift", "update", what, "another writer sets data."+keys[0], nil)
 	default:
 		labels := o.GetLabels()
 		if labels == nil {
@@ -494,7 +514,7 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		}
 		labels["converge.dev/drift"] = "true"
 		o.SetLabels(labels)
-		r.logf("drift     another writer labels %s", what)
+		r.record("drift", "update", what, "another writer labels it", nil)
 	}
 	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 		r.fail("drift: %v", err)
@@ -547,7 +567,7 @@ const maxOperatorQuiesceWrites = 100
 // fixed point.
 func (r *operatorRun) end() {
 	r.rt.Helper()
-	r.logf("----      end of the drawn actions")
+	r.ended = len(r.events)
 	for _, a := range r.s.Recovery() {
 		r.apply(a)
 	}
@@ -561,7 +581,7 @@ func (r *operatorRun) end() {
 		}
 	}
 	before := r.host.Writes()
-	r.logf("oracle    resync every object (fixed point)")
+	r.record("oracle", "resync", "", "every object, to check the fixed point", nil)
 	r.host.Resync()
 	r.drain()
 	if n := r.host.Writes() - before; n > 0 {
@@ -636,7 +656,7 @@ func (r *operatorRun) collectGarbage() bool {
 	err := r.reg.CollectCustomGarbageNoting(r.ctx, func(resource string, o api.Object) {
 		wrote = true
 		m := o.GetObjectMeta()
-		r.logf("gc        %s %s", resource, model.Key(m.Namespace, m.Name))
+		r.record("garbage-collector", "delete", resource+"/"+model.Key(m.Namespace, m.Name), "", nil)
 		rev, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
 		r.s.NoteExternalWrite(resource, rev)
 	})
@@ -647,6 +667,53 @@ func (r *operatorRun) collectGarbage() bool {
 		r.sync()
 	}
 	return wrote
+}
+
+// stepLine is one step as the failure prints it.
+func stepLine(e traces.TraceEvent) string {
+	if e.Script != "" {
+		return fmt.Sprintf("%-9s %s", "cluster", e.Script)
+	}
+	line := fmt.Sprintf("%-9s %s", e.Actor, e.Action)
+	for _, part := range []string{e.Key, e.Detail} {
+		if part != "" {
+			line += " " + part
+		}
+	}
+	if len(e.Writes) > 0 {
+		ws := make([]string, len(e.Writes))
+		for i, w := range e.Writes {
+			ws[i] = w.Verb + " " + w.Resource + "/" + w.Name
+		}
+		line += " -> " + strings.Join(ws, ", ")
+	} else if e.Action == "reconcile" {
+		line += " -> no write"
+	}
+	return line
+}
+
+// saveTrace writes the run's events where failures go (FailureTraceEnv),
+// for converge trace view; it returns the path, or "" if it could not.
+func (r *operatorRun) saveTrace() string {
+	path := defaultFailureTrace()
+	f, err := os.Create(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	w := traces.NewWriter(f)
+	for _, e := range r.events {
+		if e.Digest == "" {
+			e.Digest = traces.Digest([]byte(stepLine(e))) // the step failed before the state was read
+		}
+		if w.Write(e) != nil {
+			return ""
+		}
+	}
+	if w.Close() != nil {
+		return ""
+	}
+	return path
 }
 
 // compactJSON is v as one line of JSON, for the steps' log.

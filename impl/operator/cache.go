@@ -39,6 +39,7 @@ type steppedCache struct {
 	lag    map[string]int64 // resource -> revision of its first list (RestartLagging)
 
 	mu        sync.Mutex
+	lastErr   error // why the last informer could not start
 	informers map[schema.GroupVersionKind]*steppedInformer
 	indexes   map[schema.GroupVersionKind]map[string]client.IndexerFunc
 }
@@ -60,6 +61,7 @@ func (c *steppedCache) informerFor(gvk schema.GroupVersionKind) (*steppedInforme
 	}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
+		c.lastErr = fmt.Errorf("%s: %w (is its CRD among the CRDs?)", gvk, err)
 		return nil, err
 	}
 	i := &steppedInformer{gvk: gvk, gr: m.Resource.GroupResource(), namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace,
@@ -82,6 +84,12 @@ func (c *steppedCache) informerFor(gvk schema.GroupVersionKind) (*steppedInforme
 	}
 	c.informers[gvk] = i
 	return i, nil
+}
+
+func (c *steppedCache) lastError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastErr
 }
 
 // all is every informer, in a fixed order.

@@ -19,30 +19,6 @@ type churn struct {
 	deleted map[string]string // "resource namespace/name" -> the controller owner's uid
 }
 
-// written is what churn reads of a write's answer.
-type written struct {
-	Metadata struct {
-		Name            string `json:"name"`
-		Namespace       string `json:"namespace"`
-		OwnerReferences []struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			UID        string `json:"uid"`
-			Controller *bool  `json:"controller"`
-		} `json:"ownerReferences"`
-	} `json:"metadata"`
-}
-
-// owner is the controller owner's uid and kind.
-func (w written) owner() (uid string, gvk schema.GroupVersionKind) {
-	for _, r := range w.Metadata.OwnerReferences {
-		if r.Controller != nil && *r.Controller {
-			return r.UID, schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
-		}
-	}
-	return "", schema.GroupVersionKind{}
-}
-
 // observe records a delete, and reports a create that undoes one. current
 // says whether the operator's view of owners of a kind was up to date: a
 // delete made on a stale view of the owner followed what the operator was

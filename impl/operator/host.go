@@ -85,8 +85,15 @@ func (f Failure) String() string {
 
 // Outcome is what one reconcile did.
 type Outcome struct {
-	Writes  int
+	Writes  []Written // the writes that landed, in order
 	Crashed bool
+}
+
+// Written is one write the operator made: CREATE, UPDATE, STATUS, PATCH or
+// DELETE of resource's object name ("namespace/name", or the name alone in
+// the default namespace, as traces name objects).
+type Written struct {
+	Verb, Resource, Name string
 }
 
 // ErrCrashed is what the operator's requests get past a crash point.
@@ -120,9 +127,10 @@ type Host struct {
 	synced      int64                     // the store revision every informer had caught up with
 	syncedSet   int                       // how many informers there were then
 	churn       churn
-	failAt      int  // the request of this reconcile that fails with a 500, counting from 1; 0: none
-	requests    int  // requests this reconcile has sent
-	failed      bool // this reconcile's failing request was sent
+	failAt      int       // the request of this reconcile that fails with a 500, counting from 1; 0: none
+	requests    int       // requests this reconcile has sent
+	failed      bool      // this reconcile's failing request was sent
+	written     []Written // this reconcile's writes
 	run         *instance
 }
 
@@ -176,12 +184,15 @@ func (h *Host) start(lag map[string]int64) error {
 		},
 	})
 	if err != nil {
+		run.done <- nil // never started: nothing to wait for
 		return fmt.Errorf("operator: new manager: %w", err)
 	}
 	if err := h.cfg.Setup(&steppedManager{Manager: mgr, h: h}); err != nil {
+		run.done <- nil
 		return fmt.Errorf("operator: setup: %w", err)
 	}
 	if len(h.controllers()) == 0 {
+		run.done <- nil
 		return errors.New("operator: Setup added no controller to the manager")
 	}
 	go func() { run.done <- mgr.Start(ctx) }()
@@ -329,6 +340,9 @@ func (h *Host) after(req *http.Request, resp *http.Response, body []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.writes++
+	if h.reconciling {
+		h.written = append(h.written, writtenBy(req, body))
+	}
 	if err := h.churn.observe(req, body, h.upToDate); err != nil {
 		h.failures = append(h.failures, Failure{Item: h.current, Oracle: "churn", Err: err})
 	}
@@ -391,6 +405,9 @@ func (h *Host) waitIdle() error {
 		default:
 		}
 		if time.Now().After(deadline) {
+			if err := h.run.cache.lastError(); err != nil {
+				return fmt.Errorf("operator: the controllers did not start within %s: %w", h.cfg.Timeout, err)
+			}
 			return fmt.Errorf("operator: the controllers did not start within %s", h.cfg.Timeout)
 		}
 		time.Sleep(200 * time.Microsecond)
@@ -539,14 +556,13 @@ func (h *Host) Reconcile(it Item, f Faults) (Outcome, error) {
 	}
 	stale := h.staleKinds()
 	h.mu.Lock()
-	before := h.writes
-	h.stale = stale
+	h.stale, h.written = stale, nil
 	h.budget, h.crashed, h.faulted, h.reconciling, h.current = f.CrashAfter, false, false, true, it
 	h.failAt, h.requests, h.failed = f.FailRequest, 0, false
 	h.mu.Unlock()
 	handed, err := q.hand(it.Request, h.cfg.Timeout)
 	h.mu.Lock()
-	out := Outcome{Writes: h.writes - before, Crashed: h.crashed}
+	out := Outcome{Writes: h.written, Crashed: h.crashed}
 	h.budget, h.crashed, h.faulted, h.reconciling, h.failAt = -1, false, false, false, 0
 	h.mu.Unlock()
 	if err != nil {

@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/apiserver"
 	convergeclient "github.com/converge-dev/converge/impl/client"
@@ -60,6 +62,20 @@ type rig struct {
 
 func start(t *testing.T, panicOn string) *rig {
 	t.Helper()
+	cfg, cli := config(t)
+	cfg.Setup = func(mgr ctrl.Manager) error {
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Complete(&copier{Client: mgr.GetClient(), panicOn: panicOn})
+	}
+	h, err := operator.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	return &rig{h: h, cli: cli}
+}
+
+// config is a Host's configuration over a fresh stepped cluster, without
+// Setup.
+func config(t *testing.T) (operator.Config, convergeclient.Client) {
+	t.Helper()
 	st := storetest.Store(t)
 	var s *cluster.Stepped
 	reg := registry.New(registry.Config{Store: st, Clock: func() time.Time { return s.Now() }})
@@ -71,13 +87,28 @@ func start(t *testing.T, panicOn string) *rig {
 	require.NoError(t, err)
 	scheme := runtime.NewScheme()
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
-	h, err := operator.Start(operator.Config{Scheme: scheme, Handler: srv.Handler(), Store: st, ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite,
-		Setup: func(mgr ctrl.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Complete(&copier{Client: mgr.GetClient(), panicOn: panicOn})
-		}})
-	require.NoError(t, err)
-	t.Cleanup(h.Close)
-	return &rig{h: h, cli: cli}
+	require.NoError(t, webappv1.AddToScheme(scheme))
+	return operator.Config{Scheme: scheme, Handler: srv.Handler(), Store: st, ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite}, cli
+}
+
+func TestASetupErrorIsReturnedAtOnce(t *testing.T) {
+	cfg, _ := config(t)
+	cfg.Setup = func(ctrl.Manager) error { return errors.New("no reconcilers today") }
+	start := time.Now()
+	_, err := operator.Start(cfg)
+	require.ErrorContains(t, err, "operator: setup: no reconcilers today")
+	require.Less(t, time.Since(start), 5*time.Second, "nothing waits for a manager that never started")
+}
+
+func TestAWatchOfAKindNotServedNamesTheKind(t *testing.T) {
+	cfg, _ := config(t)
+	cfg.Timeout = time.Second
+	cfg.Setup = func(mgr ctrl.Manager) error {
+		return ctrl.NewControllerManagedBy(mgr).For(&webappv1.WebApp{}).Complete(&copier{Client: mgr.GetClient()})
+	}
+	_, err := operator.Start(cfg)
+	require.ErrorContains(t, err, "webapp.example.com/v1, Kind=WebApp")
+	require.ErrorContains(t, err, "is its CRD among the CRDs?")
 }
 
 func (r *rig) createConfigMap(t *testing.T, name string) {
@@ -102,7 +133,7 @@ func (r *rig) drain(t *testing.T) int {
 		if ready := r.h.Ready(); len(ready) > 0 {
 			out, err := r.h.Reconcile(ready[0], operator.NoFaults)
 			require.NoError(t, err)
-			writes += out.Writes
+			writes += len(out.Writes)
 			continue
 		}
 		return writes
@@ -124,7 +155,7 @@ func TestAnEventQueuesAReconcileThatWrites(t *testing.T) {
 	require.Len(t, ready, 1)
 	out, err := r.h.Reconcile(ready[0], operator.NoFaults)
 	require.NoError(t, err)
-	require.Equal(t, 1, out.Writes, "the Secret is created")
+	require.Equal(t, []operator.Written{{Verb: "CREATE", Resource: "secrets", Name: "a-copy"}}, out.Writes, "the Secret is created")
 	require.Equal(t, []string{"secrets"}, r.h.Deliverable())
 	require.Equal(t, 0, r.drain(t), "the owned Secret's event reconciles again, with nothing to write")
 	require.Empty(t, r.h.Failures())
@@ -141,7 +172,7 @@ func TestACrashBeforeTheFirstWriteRestartsTheOperator(t *testing.T) {
 	out, err := r.h.Reconcile(r.h.Ready()[0], operator.Faults{CrashAfter: 0})
 	require.NoError(t, err)
 	require.True(t, out.Crashed)
-	require.Equal(t, 0, out.Writes)
+	require.Empty(t, out.Writes)
 	require.Empty(t, r.h.Failures(), "the error of a crashed reconcile is the crash's, not the reconciler's")
 	ready := r.h.Ready()
 	require.Len(t, ready, 1, "the restarted operator lists the ConfigMap and queues it")

@@ -1,0 +1,48 @@
+package operator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// written is what the host reads of a write's answer.
+type written struct {
+	Metadata struct {
+		Name            string `json:"name"`
+		Namespace       string `json:"namespace"`
+		OwnerReferences []struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			UID        string `json:"uid"`
+			Controller *bool  `json:"controller"`
+		} `json:"ownerReferences"`
+	} `json:"metadata"`
+}
+
+// owner is the controller owner's uid and kind.
+func (w written) owner() (uid string, gvk schema.GroupVersionKind) {
+	for _, r := range w.Metadata.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.UID, schema.FromAPIVersionAndKind(r.APIVersion, r.Kind)
+		}
+	}
+	return "", schema.GroupVersionKind{}
+}
+
+// writtenBy names a write that landed, from its request and its answer.
+func writtenBy(req *http.Request, body []byte) Written {
+	verb := map[string]string{http.MethodPost: "CREATE", http.MethodPut: "UPDATE", http.MethodPatch: "PATCH", http.MethodDelete: "DELETE"}[req.Method]
+	if verb == "UPDATE" && strings.HasSuffix(req.URL.Path, "/status") {
+		verb = "STATUS"
+	}
+	var w written
+	_ = json.Unmarshal(body, &w)
+	name := w.Metadata.Name
+	if w.Metadata.Namespace != "" && w.Metadata.Namespace != "default" {
+		name = w.Metadata.Namespace + "/" + name
+	}
+	return Written{Verb: verb, Resource: resourceOf(req.URL.Path), Name: name}
+}
