@@ -2,7 +2,12 @@ package properties_test
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,6 +20,7 @@ import (
 	"github.com/converge-dev/converge/properties"
 	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 	"github.com/converge-dev/converge/properties/testdata/fleet/controller"
+	"github.com/converge-dev/converge/traces"
 )
 
 func fleetScheme() *runtime.Scheme {
@@ -69,6 +75,74 @@ func TestCheckOperatorReportsAPanic(t *testing.T) {
 	for _, want := range []string{"panicked: the fleet reconciler fell over", "drawn actions"} {
 		if !strings.Contains(rep.Text(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, rep.Text())
+		}
+	}
+}
+
+// TestCheckOperatorIsDeterministic: the same seed gives the same steps,
+// byte for byte after masking the volatile fields, faults and all. The
+// check is made to fail at its end (a Converged that always fails), so
+// that it saves its trace; shrinking is off, so the trace is the run's.
+func TestCheckOperatorIsDeterministic(t *testing.T) {
+	run := func(path, seed string) []traces.TraceEvent {
+		t.Setenv(properties.FailureTraceEnv, path)
+		defer withFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": seed, "rapid.steps": "40",
+			"rapid.shrinktime": "1ns", "rapid.nofailfile": "true"})()
+		rep := properties.NewReport(t.Name())
+		properties.CheckOperatorTB(rep, t, properties.Operator{
+			CRDs:      "testdata/fleet/config/crd/bases",
+			Scheme:    fleetScheme(),
+			Setup:     controller.Setup,
+			Kinds:     []string{"fleets"},
+			Converged: func(context.Context, client.Reader) error { return errors.New("the end") },
+		})
+		if !rep.Failed() || !strings.Contains(rep.Text(), "not converged: the end") {
+			t.Fatalf("the check did not end as arranged:\n%s", rep.Text())
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		evs, err := traces.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range evs {
+			evs[i] = traces.Mask(evs[i])
+		}
+		return evs
+	}
+	dir := t.TempDir()
+	a, b := run(filepath.Join(dir, "a.jsonl"), "7"), run(filepath.Join(dir, "b.jsonl"), "7")
+	if c := run(filepath.Join(dir, "c.jsonl"), "8"); reflect.DeepEqual(a, c) {
+		t.Fatal("another seed gave the same steps: the comparison below could not fail")
+	}
+	if len(a) < 20 {
+		t.Fatalf("only %d steps: the run is too short to tell", len(a))
+	}
+	if !reflect.DeepEqual(a, b) {
+		for i := range min(len(a), len(b)) {
+			if !reflect.DeepEqual(a[i], b[i]) {
+				t.Fatalf("the runs part at step %d:\n%+v\n%+v", i+1, a[i], b[i])
+			}
+		}
+		t.Fatalf("one run has %d steps, the other %d", len(a), len(b))
+	}
+}
+
+// withFlags sets rapid's flags for one check and returns the undo.
+func withFlags(t *testing.T, values map[string]string) func() {
+	old := map[string]string{}
+	for k, v := range values {
+		old[k] = flag.Lookup(k).Value.String()
+		if err := flag.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for k, v := range old {
+			_ = flag.Set(k, v)
 		}
 	}
 }
