@@ -136,7 +136,7 @@ func TestOneCheckIsRapidsCheckOnItsSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restore := setRapidFlags(t, map[string]string{"rapid.seed": strconv.FormatUint(seed, 10), "rapid.checks": "1"})
+	restore := SetRapidFlags(t, map[string]string{"rapid.seed": strconv.FormatUint(seed, 10), "rapid.checks": "1"})
 	rapid.Check(t, func(rt *rapid.T) { draw(rt, &theirs) })
 	restore()
 	if !slices.Equal(ours, theirs) || len(ours) < 20 {

@@ -17,11 +17,7 @@ import (
 func TestCounterexampleIsSavedAsAReplayableTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "failure.jsonl")
 	t.Setenv(FailureTraceEnv, path)
-	undo, err := setFlags(map[string]string{"rapid.checks": "1000", "rapid.seed": "3", "rapid.nofailfile": "true"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer undo()
+	defer SetRapidFlags(t, map[string]string{"rapid.checks": "1000", "rapid.seed": "3", "rapid.nofailfile": "true"})()
 	cfg := model.Config{Decisions: decide.GCTrustsCache}
 	tb := NewReport(t.Name())
 	rapid.Check(tb, func(rt *rapid.T) { Model(rt, cfg) })

@@ -28,7 +28,7 @@ func TestImplPropertyPassesWithTheBuiltInCode(t *testing.T) {
 }
 
 func TestImplPropertyCatchesAControllerThatDoesNothing(t *testing.T) {
-	defer mustSetFlags(t, map[string]string{"rapid.checks": "200", "rapid.nofailfile": "true", "rapid.shrinktime": "3s"})()
+	defer SetRapidFlags(t, map[string]string{"rapid.checks": "200", "rapid.nofailfile": "true", "rapid.shrinktime": "3s"})()
 	tb := NewReport(t.Name())
 	spec := cluster.ControllerSpec{Name: model.EndpointsController, New: func(cluster.ControllerEnv) controller.Reconciler { return noopController{} }}
 	CheckControllerTB(tb, t, spec, ImplOptions{})
@@ -45,13 +45,5 @@ func defaultChecks(t *testing.T, n int) func() {
 			return func() {}
 		}
 	}
-	return mustSetFlags(t, map[string]string{"rapid.checks": strconv.Itoa(n)})
-}
-
-func mustSetFlags(t *testing.T, values map[string]string) func() {
-	undo, err := setFlags(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return undo
+	return SetRapidFlags(t, map[string]string{"rapid.checks": strconv.Itoa(n)})
 }

@@ -3,7 +3,6 @@ package properties_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,7 +85,7 @@ func TestCheckOperatorReportsAPanic(t *testing.T) {
 func TestCheckOperatorIsDeterministic(t *testing.T) {
 	run := func(path, seed string) []traces.TraceEvent {
 		t.Setenv(properties.FailureTraceEnv, path)
-		defer withFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": seed, "rapid.steps": "40",
+		defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": seed, "rapid.steps": "40",
 			"rapid.shrinktime": "1ns", "rapid.nofailfile": "true"})()
 		rep := properties.NewReport(t.Name())
 		properties.CheckOperatorTB(rep, t, properties.Operator{
@@ -128,21 +127,5 @@ func TestCheckOperatorIsDeterministic(t *testing.T) {
 			}
 		}
 		t.Fatalf("one run has %d steps, the other %d", len(a), len(b))
-	}
-}
-
-// withFlags sets rapid's flags for one check and returns the undo.
-func withFlags(t *testing.T, values map[string]string) func() {
-	old := map[string]string{}
-	for k, v := range values {
-		old[k] = flag.Lookup(k).Value.String()
-		if err := flag.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return func() {
-		for k, v := range old {
-			_ = flag.Set(k, v)
-		}
 	}
 }

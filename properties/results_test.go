@@ -32,7 +32,7 @@ func goTestShard(t *testing.T, shard string, prop func(*rapid.T)) (CheckResults,
 }
 
 func TestGoTestShardsTogetherRunEveryCheckOnce(t *testing.T) {
-	defer setRapidFlags(t, map[string]string{"rapid.checks": "25"})()
+	defer SetRapidFlags(t, map[string]string{"rapid.checks": "25"})()
 	// 64 unbiased bits tell the checks apart.
 	bits := rapid.SliceOfN(rapid.Bool(), 64, 64)
 	seen := map[string]int{}
@@ -70,7 +70,7 @@ func TestGoTestShardsTogetherRunEveryCheckOnce(t *testing.T) {
 // the check's seed, message and script, and rapid.Check on that seed (the
 // replay command) fails the same way.
 func TestGoTestFailureNamesAReplayThatReproducesIt(t *testing.T) {
-	defer setRapidFlags(t, map[string]string{"rapid.checks": "200"})()
+	defer SetRapidFlags(t, map[string]string{"rapid.checks": "200"})()
 	prop := func(rt *rapid.T) {
 		n := rapid.IntRange(0, 100).Draw(rt, "n")
 		if n > 90 {
@@ -87,7 +87,7 @@ func TestGoTestFailureNamesAReplayThatReproducesIt(t *testing.T) {
 		!strings.Contains(f.Replay, "./properties") || r.OK() {
 		t.Fatalf("record %+v", f)
 	}
-	defer setRapidFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": strconv.FormatUint(f.Seed, 10), "rapid.nofailfile": "true"})()
+	defer SetRapidFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": strconv.FormatUint(f.Seed, 10), "rapid.nofailfile": "true"})()
 	again := NewReport("replay")
 	rapid.Check(again, prop)
 	if !again.Failed() || !strings.Contains(again.Text(), "n = ") {

@@ -55,7 +55,7 @@ func (r *rollouts) observe(s *model.Snapshot) error {
 // rolloutShare is the share of checks of the built-in cluster, faults on,
 // that complete at least one rolling update, at rapid's default steps.
 func rolloutShare(t *testing.T, uniform bool) float64 {
-	defer mustSetFlags(t, map[string]string{"rapid.checks": strconv.Itoa(*rolloutChecks), "rapid.seed": "1"})()
+	defer SetRapidFlags(t, map[string]string{"rapid.checks": strconv.Itoa(*rolloutChecks), "rapid.seed": "1"})()
 	checks, done := 0, 0
 	rapid.Check(t, func(rt *rapid.T) {
 		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t)})

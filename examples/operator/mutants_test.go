@@ -86,7 +86,7 @@ var drawnActions = regexp.MustCompile(`steps \((\d+) drawn actions`)
 
 func hunt(t *testing.T, op properties.Operator, seed uint64, checks int, shrink time.Duration) result {
 	t.Helper()
-	defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10),
+	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10),
 		"rapid.nofailfile": "true", "rapid.shrinktime": shrink.String()})()
 	rep := properties.NewReport(t.Name())
 	prop := properties.OperatorProperty(t, op)
@@ -119,26 +119,6 @@ func hunt(t *testing.T, op properties.Operator, seed uint64, checks int, shrink 
 		r.caughtAs, _, _ = strings.Cut(line, ":")
 	}
 	return r
-}
-
-// setFlags sets rapid's flags for one campaign and returns the undo.
-func setFlags(t testing.TB, values map[string]string) func() {
-	old := map[string]string{}
-	for k, v := range values {
-		f := flag.Lookup(k)
-		if f == nil {
-			t.Fatalf("no flag %s", k)
-		}
-		old[k] = f.Value.String()
-		if err := flag.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return func() {
-		for k, v := range old {
-			_ = flag.Set(k, v)
-		}
-	}
 }
 
 func median[T int | time.Duration](xs []T) T {

@@ -20,7 +20,7 @@ var controlChecks = flag.Int("mutants.controlchecks", 200, "checks per control o
 func TestControlsRaiseNoFalseAlarm(t *testing.T) {
 	for _, c := range mutants.Controls {
 		t.Run(c.Name, func(t *testing.T) {
-			defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(*controlChecks), "rapid.seed": "1"})()
+			defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": strconv.Itoa(*controlChecks), "rapid.seed": "1"})()
 			o := properties.ImplOptions{Faults: true}
 			if c.TimeTravel {
 				o.TimeTravel = []string{c.Spec.Name}

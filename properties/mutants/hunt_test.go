@@ -1,7 +1,6 @@
 package mutants_test
 
 import (
-	"flag"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,7 +41,7 @@ type settings struct {
 
 func run(t *testing.T, m mutants.Mutant, c settings) hunt {
 	t.Helper()
-	defer setFlags(t, map[string]string{
+	defer properties.SetRapidFlags(t, map[string]string{
 		"rapid.checks": strconv.Itoa(c.checks), "rapid.seed": strconv.FormatUint(c.seed, 10), "rapid.steps": strconv.Itoa(c.steps),
 		"rapid.nofailfile": "true", "rapid.shrinktime": c.shrink.String(),
 	})()
@@ -78,24 +77,4 @@ func run(t *testing.T, m mutants.Mutant, c settings) hunt {
 		h.drawn = strings.Count(h.report[i:], `draw action: "action"`)
 	}
 	return h
-}
-
-// setFlags sets rapid's flags for one campaign and returns the undo.
-func setFlags(t *testing.T, values map[string]string) func() {
-	old := map[string]string{}
-	for k, v := range values {
-		f := flag.Lookup(k)
-		if f == nil {
-			t.Fatalf("no flag %s", k)
-		}
-		old[k] = f.Value.String()
-		if err := flag.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return func() {
-		for k, v := range old {
-			_ = flag.Set(k, v)
-		}
-	}
 }
