@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -179,6 +180,7 @@ func maskObject(obj map[string]any) map[string]any {
 	for _, p := range operatorMasks {
 		drop(m, p)
 	}
+	maskTimes(m)
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		for _, k := range []string{"labels", "annotations"} {
 			if l, ok := meta[k].(map[string]any); ok && len(l) == 0 {
@@ -187,6 +189,39 @@ func maskObject(obj map[string]any) map[string]any {
 		}
 	}
 	return m
+}
+
+// maskTimes replaces every timestamp with a placeholder: an operator's
+// own clock (time.Now in its status, say) is the wall clock, which no two
+// runs share.
+func maskTimes(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if isTime(e) {
+				x[k] = "<time>"
+			} else {
+				maskTimes(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if isTime(e) {
+				x[i] = "<time>"
+			} else {
+				maskTimes(e)
+			}
+		}
+	}
+}
+
+func isTime(v any) bool {
+	s, ok := v.(string)
+	if !ok || len(s) < len("2006-01-02T15:04:05Z") {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
 }
 
 func deepCopyJSON(v map[string]any) map[string]any {

@@ -11,6 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -151,6 +152,13 @@ func (c *steppedCache) List(_ context.Context, list client.ObjectList, opts ...c
 			continue
 		}
 		items = append(items, o.DeepCopyObject())
+	}
+	if p, ok := list.(*metav1.PartialObjectMetadataList); ok {
+		p.Items = nil
+		for _, it := range items {
+			p.Items = append(p.Items, *partial(it.(client.Object)))
+		}
+		return nil
 	}
 	if u, ok := list.(*unstructured.UnstructuredList); ok {
 		u.Items = nil
@@ -418,9 +426,13 @@ func (i *steppedInformer) list() []client.Object {
 	return out
 }
 
-// copyInto writes a deep copy of src into dst, of the same type or
-// unstructured.
+// copyInto writes a deep copy of src into dst, of the same type,
+// unstructured, or its metadata alone (a metadata-only watch's).
 func copyInto(src client.Object, dst client.Object) error {
+	if p, ok := dst.(*metav1.PartialObjectMetadata); ok {
+		*p = *partial(src)
+		return nil
+	}
 	if u, ok := dst.(*unstructured.Unstructured); ok {
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(src)
 		if err != nil {
@@ -435,6 +447,20 @@ func copyInto(src client.Object, dst client.Object) error {
 	}
 	dv.Elem().Set(sv.Elem())
 	return nil
+}
+
+// partial is o's type and metadata, as a metadata-only informer holds it.
+func partial(o client.Object) *metav1.PartialObjectMetadata {
+	p := &metav1.PartialObjectMetadata{}
+	p.SetGroupVersionKind(o.GetObjectKind().GroupVersionKind())
+	if m, err := meta.Accessor(o.DeepCopyObject()); err == nil {
+		p.ObjectMeta = metav1.ObjectMeta{Name: m.GetName(), Namespace: m.GetNamespace(), UID: m.GetUID(),
+			ResourceVersion: m.GetResourceVersion(), Generation: m.GetGeneration(), CreationTimestamp: m.GetCreationTimestamp(),
+			DeletionTimestamp: m.GetDeletionTimestamp(), DeletionGracePeriodSeconds: m.GetDeletionGracePeriodSeconds(),
+			Labels: m.GetLabels(), Annotations: m.GetAnnotations(), OwnerReferences: m.GetOwnerReferences(),
+			Finalizers: m.GetFinalizers(), ManagedFields: m.GetManagedFields(), GenerateName: m.GetGenerateName()}
+	}
+	return p
 }
 
 // AddEventHandler registers h and sends it every object already cached,

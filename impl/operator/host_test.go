@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -195,4 +196,49 @@ func TestAPanicIsAFailure(t *testing.T) {
 	r.h.FireTimers()
 	require.Len(t, r.h.Ready(), 1)
 	require.Greater(t, at, time.Duration(0))
+}
+
+// metaReader reads the owned Secret as metadata only, as an operator with
+// a metadata-only watch does.
+type metaReader struct {
+	client.Client
+	seen []string
+}
+
+func (m *metaReader) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	p := &metav1.PartialObjectMetadata{}
+	p.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := m.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: req.Name + "-copy"}, p); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := m.List(ctx, l, client.InNamespace(req.Namespace)); err != nil {
+		return reconcile.Result{}, err
+	}
+	for _, it := range l.Items {
+		m.seen = append(m.seen, it.Name+" "+it.Labels["k"])
+	}
+	return reconcile.Result{}, nil
+}
+
+func TestAMetadataOnlyWatchReadsMetadata(t *testing.T) {
+	cfg, cli := config(t)
+	mr := &metaReader{}
+	cfg.Setup = func(mgr ctrl.Manager) error {
+		mr.Client = mgr.GetClient()
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}, builder.OnlyMetadata).Complete(mr)
+	}
+	h, err := operator.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	r := &rig{h: h, cli: cli}
+	sec, err := api.Decode("secrets", []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a-copy","namespace":"default","labels":{"k":"v"}}}`))
+	require.NoError(t, err)
+	_, err = cli.Create(context.Background(), sec)
+	require.NoError(t, err)
+	r.createConfigMap(t, "a")
+	r.drain(t)
+	require.Equal(t, []string{"a-copy v"}, mr.seen)
+	require.Empty(t, h.Failures())
 }
