@@ -294,17 +294,11 @@ func (r *operatorRun) action(rt *rapid.T) {
 // fail. It reports false when the operator has nothing to do.
 func (r *operatorRun) operatorStep(rt *rapid.T) bool {
 	deliver, ready := r.host.Deliverable(), r.host.Ready()
-	var opts []string
-	for _, d := range deliver {
-		opts = append(opts, "deliver "+d)
-	}
-	for _, it := range ready {
-		opts = append(opts, "reconcile "+it.String())
-	}
-	if len(opts) == 0 {
+	n := len(deliver) + len(ready)
+	if n == 0 {
 		return false
 	}
-	i := rapid.IntRange(0, len(opts)-1).Draw(rt, "operator step")
+	i := rapid.IntRange(0, n-1).Draw(rt, "operator step")
 	if i < len(deliver) {
 		r.deliver(deliver[i])
 		return true
