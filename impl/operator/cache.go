@@ -65,7 +65,7 @@ func (c *steppedCache) informerFor(gvk schema.GroupVersionKind) (*steppedInforme
 		c.lastErr = fmt.Errorf("%s: %w (is its CRD among the CRDs?)", gvk, err)
 		return nil, err
 	}
-	i := &steppedInformer{gvk: gvk, gr: m.Resource.GroupResource(), namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace,
+	i := &steppedInformer{gvk: gvk, gr: m.Resource.GroupResource(),
 		scheme: c.scheme, report: c.report, objs: map[string]client.Object{}}
 	i.inner = controller.NewInformer(c.lw, controller.InformerConfig{Resource: m.Resource.Resource})
 	i.inner.AddHandler(i.onEvent)
@@ -267,12 +267,11 @@ func (c *steppedCache) IndexField(_ context.Context, obj client.Object, field st
 // steppedInformer is one kind's informer: converge's stepped informer
 // underneath, the objects as the user's types on top.
 type steppedInformer struct {
-	gvk        schema.GroupVersionKind
-	gr         schema.GroupResource
-	namespaced bool
-	scheme     *runtime.Scheme
-	inner      *controller.Informer
-	report     func(error) // a delivered object the user's type cannot hold
+	gvk    schema.GroupVersionKind
+	gr     schema.GroupResource
+	scheme *runtime.Scheme
+	inner  *controller.Informer
+	report func(error) // a delivered object the user's type cannot hold
 
 	mu       sync.Mutex
 	objs     map[string]client.Object

@@ -236,7 +236,7 @@ func (h *Host) adopt(r manager.Runnable) error {
 	}
 	ctrl := name.String()
 	q = func(_ string, limiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		sq := newSteppedQueue(ctrl, limiter, h.clock)
+		sq := newSteppedQueue(limiter, h.clock)
 		h.mu.Lock()
 		h.queues[ctrl] = sq
 		h.mu.Unlock()

@@ -19,7 +19,6 @@ import (
 // it is added, and one added while it is processed is queued again after
 // Done.
 type steppedQueue struct {
-	name    string
 	limiter workqueue.TypedRateLimiter[reconcile.Request]
 	now     func() time.Duration
 
@@ -35,8 +34,8 @@ type steppedQueue struct {
 
 var _ priorityqueue.PriorityQueue[reconcile.Request] = (*steppedQueue)(nil)
 
-func newSteppedQueue(name string, limiter workqueue.TypedRateLimiter[reconcile.Request], now func() time.Duration) *steppedQueue {
-	q := &steppedQueue{name: name, limiter: limiter, now: now,
+func newSteppedQueue(limiter workqueue.TypedRateLimiter[reconcile.Request], now func() time.Duration) *steppedQueue {
+	q := &steppedQueue{limiter: limiter, now: now,
 		queued: map[reconcile.Request]bool{}, processing: map[reconcile.Request]bool{}, due: map[reconcile.Request]time.Duration{}}
 	q.changed = sync.NewCond(&q.mu)
 	return q
