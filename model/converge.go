@@ -219,14 +219,14 @@ func serviceConverged(s *Snapshot) error {
 				addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 			}
 		}
-		ep, _ := s.Objects[Ref{KindEndpoints, svc.Namespace, svc.Name}].(*Endpoints)
+		ep, _ := s.Objects[Ref{Kind: KindEndpoints, Namespace: svc.Namespace, Name: svc.Name}].(*Endpoints)
 		if ep == nil || !slices.Equal(ep.Addresses, addrs) || ep.Port != EndpointsPort(svc, addrs) {
 			return notConverged("endpoints/%s does not list the ready pods", KeyOf(svc))
 		}
 		want[KeyOf(svc)] = RuleFor(svc, ep)
 	}
 	for _, o := range s.List(KindEndpoints) {
-		if s.Objects[Ref{KindService, o.meta().Namespace, o.meta().Name}] == nil {
+		if s.Objects[Ref{Kind: KindService, Namespace: o.meta().Namespace, Name: o.meta().Name}] == nil {
 			return notConverged("endpoints/%s has no Service", KeyOf(o))
 		}
 	}

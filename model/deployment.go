@@ -81,7 +81,7 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 			n = max(0, min(d.Replicas, d.Replicas+surge-total))
 		}
 		rs := &ReplicaSet{
-			Meta:         Meta{Name: ReplicaSetName(d.Name, hash), Namespace: d.Namespace, Labels: withHash(d.PodLabels, hash), Owner: Owner{KindDeployment, d.Name, d.UID}},
+			Meta:         Meta{Name: ReplicaSetName(d.Name, hash), Namespace: d.Namespace, Labels: withHash(d.PodLabels, hash), Owner: Owner{Kind: KindDeployment, Name: d.Name, UID: d.UID}},
 			Replicas:     n,
 			Image:        d.Image,
 			PodLabels:    withHash(d.PodLabels, hash),
@@ -205,7 +205,7 @@ func adoptReplicaSet(c *Memory, h Host, t Writer, d *Deployment) bool {
 			return true
 		}
 		n := rs.shallow().(*ReplicaSet)
-		n.Owner = Owner{KindDeployment, d.Name, d.UID}
+		n.Owner = Owner{Kind: KindDeployment, Name: d.Name, UID: d.UID}
 		t.Update(VerbUpdate, rs, n)
 		return true
 	}

@@ -23,7 +23,7 @@ var gcRole = role{
 	keys: func(c *Memory, e WatchEvent) []string {
 		var out []string
 		m := e.Obj.meta()
-		if m.Owner.UID != 0 && e.Type != Deleted && !ownerInView(c, m) {
+		if follows(m) && e.Type != Deleted && !ownerInView(c, m) {
 			out = append(out, RefOf(e.Obj).String())
 		}
 		if e.Type != Deleted && gcFinalizing(m) {
@@ -46,7 +46,7 @@ var gcRole = role{
 		for _, k := range []Kind{KindDeployment, KindReplicaSet, KindPod} {
 			for _, o := range c.List(k) {
 				m := o.meta()
-				if (m.Owner.UID != 0 && !ownerInView(c, m)) || gcFinalizing(m) {
+				if (follows(m) && !ownerInView(c, m)) || gcFinalizing(m) {
 					out = append(out, RefOf(o).String())
 				}
 			}
@@ -55,6 +55,11 @@ var gcRole = role{
 	},
 	reconcile: reconcileGC,
 }
+
+// follows: the object has a controller this collector follows. That is
+// not a custom resource: no component's view holds those, so a driver
+// whose store serves them collects their dependents by a pass of its own.
+func follows(m *Meta) bool { return m.Owner.UID != 0 && m.Owner.Kind != KindCustom }
 
 // gcFinalizing: being deleted, and a garbage collector's finalizer is left.
 func gcFinalizing(m *Meta) bool {
@@ -105,7 +110,7 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 		finishDeletion(h, t, o)
 		return
 	}
-	if o.meta().Deleting || o.meta().Owner.UID == 0 {
+	if o.meta().Deleting || !follows(o.meta()) {
 		return
 	}
 	if ownerInView(c, o.meta()) {

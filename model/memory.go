@@ -83,10 +83,15 @@ func (m *Memory) Clear() {
 
 // Get returns the viewed object of kind k under key (namespace/name, or
 // the name of a cluster-scoped object), nil if absent.
-func (m *Memory) Get(k Kind, key string) Obj { return m.view[k][key] }
+func (m *Memory) Get(k Kind, key string) Obj {
+	if k >= numKinds {
+		return nil // a custom resource: no component watches one
+	}
+	return m.view[k][key]
+}
 
 // GetRef returns the viewed object r names (nil if absent).
-func (m *Memory) GetRef(r Ref) Obj { return m.view[r.Kind][r.Key()] }
+func (m *Memory) GetRef(r Ref) Obj { return m.Get(r.Kind, r.Key()) }
 
 // Len is the number of viewed objects.
 func (m *Memory) Len() int {
@@ -101,6 +106,9 @@ func (m *Memory) Len() int {
 // then name). The slice is
 // the caller's.
 func (m *Memory) List(k Kind) []Obj {
+	if k >= numKinds {
+		return nil
+	}
 	m.build(k)
 	if len(m.names[k]) == 0 {
 		return nil

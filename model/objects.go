@@ -22,6 +22,12 @@ const (
 	numKinds
 )
 
+// KindCustom is every custom resource: a kind a CustomResourceDefinition
+// serves. It lies past the built-in kinds, so nothing that enumerates them
+// (components' views, per-kind caches) meets it; a Ref's Type tells one
+// custom resource from another.
+const KindCustom = numKinds
+
 var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints", "namespaces",
 	"endpointslices"}
 
@@ -33,6 +39,9 @@ func (k Kind) Namespaced() bool { return k != KindNode && k != KindNamespace }
 func (k Kind) Resource() string {
 	if k < numKinds {
 		return kindResources[k]
+	}
+	if k == KindCustom {
+		return "custom"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -57,6 +66,9 @@ type Ref struct {
 	Kind      Kind
 	Namespace string
 	Name      string
+	// Type is a custom resource's full name, as kubectl names it
+	// ("widgets.example.com"); "" for the built-in kinds.
+	Type string
 }
 
 // Key is the object's key as client-go's MetaNamespaceKeyFunc makes it:
@@ -64,7 +76,12 @@ type Ref struct {
 // views and queues are keyed by it.
 func (r Ref) Key() string { return Key(r.Namespace, r.Name) }
 
-func (r Ref) String() string { return r.Kind.Resource() + "/" + r.Key() }
+func (r Ref) String() string {
+	if r.Type != "" {
+		return r.Type + "/" + r.Key()
+	}
+	return r.Kind.Resource() + "/" + r.Key()
+}
 
 // Key is namespace/name, or name when namespace is "".
 func Key(namespace, name string) string {
@@ -99,14 +116,16 @@ func RefTo(k Kind, key string) Ref {
 
 // OwnerRef is the Ref of an object's owner, which lives in its namespace.
 func OwnerRef(m *Meta) Ref {
-	return Ref{Kind: m.Owner.Kind, Namespace: m.Namespace, Name: m.Owner.Name}
+	return Ref{Kind: m.Owner.Kind, Namespace: m.Namespace, Name: m.Owner.Name, Type: m.Owner.Type}
 }
 
-// Owner is a controller ownerReference.
+// Owner is a controller ownerReference. A custom resource owns only
+// objects of its own scope here (a namespaced one those in its namespace).
 type Owner struct {
 	Kind Kind
 	Name string
-	UID  int64 // 0: no owner
+	UID  int64  // 0: no owner
+	Type string // a custom owner's Ref.Type
 }
 
 // Meta is common to every object. Objects are immutable once stored: a write
@@ -137,7 +156,13 @@ type Obj interface {
 func MetaOf(o Obj) *Meta { return o.meta() }
 
 // RefOf is the object's identity.
-func RefOf(o Obj) Ref { return Ref{o.Kind(), o.meta().Namespace, o.meta().Name} }
+func RefOf(o Obj) Ref {
+	r := Ref{Kind: o.Kind(), Namespace: o.meta().Namespace, Name: o.meta().Name}
+	if c, ok := o.(*Custom); ok {
+		r.Type = c.Type
+	}
+	return r
+}
 
 // KeyOf is the object's key (Ref.Key).
 func KeyOf(o Obj) string { return Key(o.meta().Namespace, o.meta().Name) }

@@ -69,7 +69,7 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 		batch := make([]Obj, diff)
 		for i := range batch {
 			batch[i] = &Pod{
-				Meta:         Meta{Namespace: rs.Namespace, Labels: rs.PodLabels, Owner: Owner{KindReplicaSet, rs.Name, rs.UID}},
+				Meta:         Meta{Namespace: rs.Namespace, Labels: rs.PodLabels, Owner: Owner{Kind: KindReplicaSet, Name: rs.Name, UID: rs.UID}},
 				Image:        rs.Image,
 				NodeSelector: rs.NodeSelector,
 				CPU:          DefaultPodCPU,

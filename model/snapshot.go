@@ -59,6 +59,9 @@ func (s *Snapshot) ownerField(m *Meta) string {
 		return ""
 	}
 	v := ow.Kind.Resource() + "/" + ow.Name
+	if ow.Type != "" {
+		v = ow.Type + "/" + ow.Name
+	}
 	if cur := s.Objects[OwnerRef(m)]; cur == nil || cur.meta().UID != ow.UID {
 		v += " (gone)"
 	}
@@ -148,6 +151,8 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		if x.Finalize {
 			add("spec.finalizers", FinalizerKubernetes)
 		}
+	case *Custom:
+		f = append(f, bodyFields(x.Body)...)
 	}
 	return f
 }
@@ -198,6 +203,9 @@ func (s *Snapshot) Lines() []string {
 	sort.Slice(refs, func(i, j int) bool {
 		if refs[i].Kind != refs[j].Kind {
 			return refs[i].Kind < refs[j].Kind
+		}
+		if refs[i].Type != refs[j].Type {
+			return refs[i].Type < refs[j].Type
 		}
 		return refs[i].Key() < refs[j].Key()
 	})

@@ -56,7 +56,8 @@ type operatorRun struct {
 	faults bool
 	drawn  int // actions rapid drew
 	events []traces.TraceEvent
-	ended  int // events before the end (recovery, quiesce, oracles)
+	last   *model.Snapshot // after the last step: the trace's writes name fields against it
+	ended  int             // events before the end (recovery, quiesce, oracles)
 	// reference marks the fault-free run the differential oracle compares
 	// with; its failures are the harness's.
 	reference bool
@@ -236,7 +237,11 @@ func (r *operatorRun) sync(writes ...model.Write) {
 	snap := r.s.Snapshot()
 	if n := len(r.events); n > 0 && r.events[n-1].Digest == "" {
 		r.events[n-1].Digest = snap.Digest()
+		if r.last != nil {
+			nameFields(r.events[n-1].Writes, r.last, snap)
+		}
 	}
+	r.last = snap
 	if err := r.chk.Check(snap, writes); err != nil {
 		r.fail("%v", err)
 	}
@@ -566,7 +571,11 @@ func (r *operatorRun) end() {
 		r.apply(a)
 	}
 	r.quiesce()
-	if err := model.Converged(r.s.Snapshot()); err != nil {
+	snap := r.s.Snapshot()
+	if err := model.Converged(snap); err != nil {
+		r.fail("not converged: %v", err)
+	}
+	if err := nothingTerminating(snap); err != nil {
 		r.fail("not converged: %v", err)
 	}
 	if r.op.Converged != nil {
@@ -717,4 +726,59 @@ func compactJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(data)
+}
+
+// nothingTerminating: no object is still being deleted. model.Converged
+// lets users' finalizers hold objects, but no user here adds one: a
+// finalizer left once all is quiet is the operator's, never removed.
+func nothingTerminating(snap *model.Snapshot) error {
+	var stuck []string
+	for ref, o := range snap.Objects {
+		if m := model.MetaOf(o); m.Deleting {
+			stuck = append(stuck, fmt.Sprintf("%s (finalizers %v)", ref, m.Finalizers))
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	slices.Sort(stuck)
+	return fmt.Errorf("%s is still terminating: nothing removes its finalizers", strings.Join(stuck, ", "))
+}
+
+// nameFields names the fields each of a step's writes changed, from the
+// snapshots before and after the step, as the control plane's writes have
+// them in a trace. A write is found by its resource and name; one that
+// matches no object, or two (one name in two namespaces), names none.
+func nameFields(writes []traces.Write, before, after *model.Snapshot) {
+	for i, w := range writes {
+		if w.Err != "" {
+			continue
+		}
+		matches := map[model.Ref]bool{}
+		for _, objs := range []map[model.Ref]model.Obj{before.Objects, after.Objects} {
+			for r := range objs {
+				if r.Name == w.Name && resourceOf(r) == w.Resource {
+					matches[r] = true
+				}
+			}
+		}
+		if len(matches) != 1 {
+			continue
+		}
+		for r := range matches {
+			if f := after.ChangedFields(before.Objects[r], after.Objects[r]); len(f) > 0 {
+				writes[i].Fields = f
+			}
+		}
+	}
+}
+
+// resourceOf is the plural resource name of r's kind ("webapps" for
+// webapps.webapp.example.com).
+func resourceOf(r model.Ref) string {
+	if r.Type == "" {
+		return r.Kind.Resource()
+	}
+	resource, _, _ := strings.Cut(r.Type, ".")
+	return resource
 }

@@ -158,6 +158,12 @@ func resolveCustom(n, group string) (ResourceInfo, bool) {
 	return ResourceInfo{}, false
 }
 
+// CustomKind is the served custom resource of an apiVersion and kind, as
+// an ownerReference names them.
+func CustomKind(apiVersion, kind string) (ResourceInfo, bool) {
+	return customFor(TypeMeta{APIVersion: apiVersion, Kind: kind})
+}
+
 // customFor is the custom resource of an object's kind and group.
 func customFor(tm TypeMeta) (ResourceInfo, bool) {
 	e, ok := customByKind(tm.Kind)

@@ -19,8 +19,19 @@ func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The custom resources at the revision the kinds were projected at:
+	// nothing writes in between, as a stepped cluster takes no step while
+	// it projects.
+	rev, err := s.store.Rev(ctx)
+	if err != nil {
+		return nil, err
+	}
+	customs, err := s.env.customObjects(ctx, strconv.FormatInt(rev, 10))
+	if err != nil {
+		return nil, err
+	}
 	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
-	for _, objs := range lists {
+	for _, objs := range append(lists, customs) {
 		for _, o := range objs {
 			snap.Objects[model.RefOf(o)] = o
 		}

@@ -58,6 +58,8 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 		o = endpointSliceToModel(x, m)
 	case *api.Namespace:
 		o = namespaceToModel(x, m)
+	case *api.CustomObject:
+		o, err = customToModel(x, m)
 	default:
 		return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, obj)
 	}
@@ -248,7 +250,7 @@ func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {
 	if err != nil {
 		return model.Meta{}, fmt.Errorf("%s: %w", om.Name, err)
 	}
-	owner, err := ownerToModel(om.OwnerReferences, uids)
+	owner, err := ownerToModel(om, uids)
 	if err != nil {
 		return model.Meta{}, fmt.Errorf("%s: %w", om.Name, err)
 	}
@@ -284,19 +286,24 @@ func formatVersion(v int64) string {
 }
 
 // ownerToModel is the ownerReference with controller=true; other references
-// are invisible to the model. So is a controller of a kind the model does
-// not have (a custom resource, a ConfigMap): the object is the model's to
-// run as if it had no owner, and Apply keeps that reference as it is.
-func ownerToModel(refs []api.OwnerReference, uids *UIDs) (model.Owner, error) {
-	for _, r := range refs {
+// are invisible to the model. So is a controller of a built-in kind the
+// model does not have (a ConfigMap), and a cluster-scoped custom resource
+// controlling a namespaced object (the model looks an owner up in its
+// dependent's namespace): the object is the model's to run as if it had no
+// owner, and Apply keeps that reference as it is. A served custom
+// resource's controller is a KindCustom owner.
+func ownerToModel(om *api.ObjectMeta, uids *UIDs) (model.Owner, error) {
+	for _, r := range om.OwnerReferences {
 		if r.Controller == nil || !*r.Controller {
 			continue
 		}
-		k, ok := ownerKinds[r.Kind]
-		if !ok {
-			return model.Owner{}, nil
+		if k, ok := ownerKinds[r.Kind]; ok {
+			return normalOwner(model.Owner{Kind: k, Name: r.Name, UID: uids.Of(r.UID)}), nil
 		}
-		return normalOwner(model.Owner{Kind: k, Name: r.Name, UID: uids.Of(r.UID)}), nil
+		if info, ok := api.CustomKind(r.APIVersion, r.Kind); ok && (info.Namespaced || om.Namespace == "") {
+			return normalOwner(model.Owner{Kind: model.KindCustom, Type: customType(info), Name: r.Name, UID: uids.Of(r.UID)}), nil
+		}
+		return model.Owner{}, nil
 	}
 	return model.Owner{}, nil
 }
@@ -315,7 +322,7 @@ func applyMeta(om *api.ObjectMeta, m *model.Meta, uids *UIDs) error {
 		om.Labels = cloneMap(m.Labels)
 	}
 	want := normalOwner(m.Owner)
-	if cur, err := ownerToModel(om.OwnerReferences, uids); err != nil || cur != want {
+	if cur, err := ownerToModel(om, uids); err != nil || cur != want {
 		refs, err := withController(om.OwnerReferences, want, uids)
 		if err != nil {
 			return err
@@ -348,6 +355,12 @@ func withController(refs []api.OwnerReference, owner model.Owner, uids *UIDs) ([
 			return nil, fmt.Errorf("%w: owner %s/%s has uid %d", ErrUnknownUID, owner.Kind.Resource(), owner.Name, owner.UID)
 		}
 		tm := typeMeta(owner.Kind)
+		if owner.Kind == model.KindCustom {
+			var ok bool
+			if tm, ok = customTypeMeta(owner.Type); !ok {
+				return nil, fmt.Errorf("%w: owner %s/%s: no such custom resource is served", ErrUnsupported, owner.Type, owner.Name)
+			}
+		}
 		yes := true
 		ref = &api.OwnerReference{APIVersion: tm.APIVersion, Kind: tm.Kind, Name: owner.Name, UID: uid,
 			Controller: &yes, BlockOwnerDeletion: &yes}

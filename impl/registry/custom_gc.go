@@ -12,9 +12,10 @@ import (
 
 // The garbage collector's work where a custom resource is involved, as an
 // owner or as a dependent. The model's garbage collector, which runs in
-// every driver, knows the model's kinds only; until custom resources are
-// in the model (issue 17's item 6) this pass does, as upstream's garbage
-// collector does for every kind:
+// every driver, watches the model's kinds only: custom resources are in
+// the model's snapshots (model.Custom), but no component's view holds
+// them, so this pass does that work, as upstream's garbage collector does
+// for every kind:
 //   - a dependent whose owners (by uid) are all gone, one of them a custom
 //     resource or the dependent itself one, is deleted in the background;
 //   - a custom resource being deleted with the foregroundDeletion
