@@ -56,7 +56,8 @@ type operatorRun struct {
 	faults bool
 	drawn  int // actions rapid drew
 	events []traces.TraceEvent
-	last   *model.Snapshot // after the last step: the trace's writes name fields against it
+	states []*model.Snapshot // after each event, digested only when the trace is written
+	last   *model.Snapshot   // after the last step: the trace's writes name fields against it
 	ended  int             // events before the end (recovery, quiesce, oracles)
 	// reference marks the fault-free run the differential oracle compares
 	// with; its failures are the harness's.
@@ -213,12 +214,19 @@ func (r *operatorRun) record(actor, action, key, detail string, writes []operato
 		e.Writes = append(e.Writes, traces.Write{Verb: w.Verb, Resource: w.Resource, Name: w.Name})
 	}
 	r.events = append(r.events, e)
+	r.states = append(r.states, nil)
 }
 
 // sync waits for the operator's informers and checks what holds after
 // every step: no reconcile panicked or failed, the harness and the
 // control plane had no error, the built-in invariants and the user's.
 func (r *operatorRun) sync(writes ...model.Write) {
+	r.rt.Helper()
+	r.check(nil, writes)
+}
+
+// check is sync over snap, the state after the step (nil: take it).
+func (r *operatorRun) check(snap *model.Snapshot, writes []model.Write) {
 	r.rt.Helper()
 	if r.host != nil {
 		if err := r.host.Sync(); err != nil {
@@ -234,9 +242,11 @@ func (r *operatorRun) sync(writes ...model.Write) {
 	if errs := r.s.Errors(); len(errs) > 0 {
 		r.fail("control plane: %v", errs)
 	}
-	snap := r.s.Snapshot()
-	if n := len(r.events); n > 0 && r.events[n-1].Digest == "" {
-		r.events[n-1].Digest = snap.Digest()
+	if snap == nil {
+		snap = r.s.Snapshot()
+	}
+	if n := len(r.events); n > 0 && r.states[n-1] == nil {
+		r.states[n-1] = snap
 		if r.last != nil {
 			nameFields(r.events[n-1].Writes, r.last, snap)
 		}
@@ -256,11 +266,13 @@ func (r *operatorRun) sync(writes ...model.Write) {
 func (r *operatorRun) apply(a model.Action) {
 	r.rt.Helper()
 	res := r.s.Step(a)
-	r.events = append(r.events, traces.FromStep(len(r.events)+1, a, res, r.s.Seen(a.Who), r.s.Snapshot()))
+	snap := r.s.Snapshot() // the informers' sync in check writes nothing
+	r.events = append(r.events, traces.EventOf(len(r.events)+1, a, res, r.s.Seen(a.Who), snap))
+	r.states = append(r.states, snap)
 	if res.Err != nil {
 		r.fail("%s: %v", a, res.Err)
 	}
-	r.sync(res.Writes...)
+	r.check(snap, res.Writes)
 }
 
 // action draws and takes one step.
@@ -705,8 +717,10 @@ func (r *operatorRun) saveTrace() string {
 	}
 	defer f.Close()
 	w := traces.NewWriter(f)
-	for _, e := range r.events {
-		if e.Digest == "" {
+	for i, e := range r.events {
+		if r.states[i] != nil {
+			e.Digest = r.states[i].Digest()
+		} else {
 			e.Digest = traces.Digest([]byte(stepLine(e))) // the step failed before the state was read
 		}
 		if w.Write(e) != nil {

@@ -120,6 +120,15 @@ func TestCheckOperatorIsDeterministic(t *testing.T) {
 	if len(a) < 20 {
 		t.Fatalf("only %d steps: the run is too short to tell", len(a))
 	}
+	named := false // the operator's writes name the fields they changed, custom resources' too
+	for _, e := range a {
+		for _, w := range e.Writes {
+			named = named || (e.Actor == "operator" && w.Resource == "fleets" && len(w.Fields) > 0)
+		}
+	}
+	if !named {
+		t.Fatalf("no write of the operator to a Fleet names a field: %+v", a)
+	}
 	if !reflect.DeepEqual(a, b) {
 		for i := range min(len(a), len(b)) {
 			if !reflect.DeepEqual(a[i], b[i]) {

@@ -27,6 +27,14 @@ var (
 // events delivered to the actor so far (0 for user and fault actions).
 // Volatile fields other than each write's revision are left empty.
 func FromStep(seq int, a model.Action, r model.Result, seen int, snap *model.Snapshot) TraceEvent {
+	e := EventOf(seq, a, r, seen, snap)
+	e.Digest = snap.Digest()
+	return e
+}
+
+// EventOf is FromStep without the digest, for a caller that digests the
+// state only if it writes the trace out (a digest is most of the cost).
+func EventOf(seq int, a model.Action, r model.Result, seen int, snap *model.Snapshot) TraceEvent {
 	e := TraceEvent{
 		V:      Version,
 		Seq:    seq,
@@ -36,7 +44,6 @@ func FromStep(seq int, a model.Action, r model.Result, seen int, snap *model.Sna
 		Detail: r.Delivered,
 		Script: a.String(),
 		Seen:   seen,
-		Digest: snap.Digest(),
 	}
 	switch {
 	case a.Op == model.OpDeliver:

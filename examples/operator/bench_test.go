@@ -27,7 +27,7 @@ func BenchmarkCheckOperator(b *testing.B) {
 		return resp.Header.Revision
 	}
 	casLatency := rawCASLatency(b, cli, 2000)
-	defer properties.SetRapidFlags(b, map[string]string{"rapid.checks": strconv.Itoa(b.N), "rapid.steps": "50", "rapid.nofailfile": "true"})()
+	defer properties.SetRapidFlags(b, map[string]string{"rapid.checks": strconv.Itoa(b.N), "rapid.steps": "50", "rapid.seed": "1", "rapid.nofailfile": "true"})()
 	rep := properties.NewReport(b.Name())
 	prop := properties.OperatorProperty(b, webApp())
 	rev0 := revNow()

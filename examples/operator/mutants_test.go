@@ -20,6 +20,7 @@ import (
 var (
 	measure      = flag.Bool("operator.measure", false, "measure every seeded bug over seeds and log the README table")
 	measureSeeds = flag.Int("operator.seeds", 5, "seeds of -operator.measure")
+	measureBugs  = flag.String("operator.bugs", "", "the seeded bugs -operator.measure measures, comma-separated (default: all)")
 )
 
 // mutant is the example operator with one seeded bug.
@@ -57,6 +58,9 @@ func TestMeasureMutants(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| seeded bug | caught as | median time to find | median checks | median drawn actions | caught |\n|---|---|---|---|---|---|\n")
 	for _, bug := range controller.Bugs {
+		if *measureBugs != "" && !slices.Contains(strings.Split(*measureBugs, ","), string(bug)) {
+			continue
+		}
 		var finds []time.Duration
 		var checks, drawn []int
 		caughtAs := ""

@@ -158,26 +158,21 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 // kindObjects lists kind k at revision rv ("" = the latest) and projects
 // it. An object that does not project is left out and the first such
 // failure is returned as unprojected; err is for the list itself.
-// customObjects projects every custom resource served, at rv: the
-// snapshot shows them, opaque, beside the model's kinds. One that does not
-// project (its CRD went since the list) is left out.
-func (e *env) customObjects(ctx context.Context, rv string) ([]model.Obj, error) {
+// customObjects projects one served custom resource at rv; the snapshot
+// shows them, opaque, beside the model's kinds. A resource whose CRD went
+// since is empty, and an object that does not project is left out.
+func (e *env) customObjects(ctx context.Context, resource, rv string) ([]model.Obj, error) {
+	list, err := e.client.List(registry.HandOver(ctx), resource, "", registry.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		if api.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
 	var out []model.Obj
-	for _, info := range api.Resources() {
-		if _, ok := api.LookupCustom(info.Resource); !ok {
-			continue
-		}
-		list, err := e.client.List(registry.HandOver(ctx), info.Resource, "", registry.ListOptions{ResourceVersion: rv})
-		if err != nil {
-			if api.IsNotFound(err) {
-				continue // its CRD went since Resources
-			}
-			return nil, err
-		}
-		for _, obj := range list.GetItems() {
-			if o, err := project.ToModel(obj, e.uids); err == nil {
-				out = append(out, o)
-			}
+	for _, obj := range list.GetItems() {
+		if o, err := project.ToModel(obj, e.uids); err == nil {
+			out = append(out, o)
 		}
 	}
 	return out, nil

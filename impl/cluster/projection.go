@@ -5,6 +5,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 )
@@ -19,14 +20,7 @@ func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The custom resources at the revision the kinds were projected at:
-	// nothing writes in between, as a stepped cluster takes no step while
-	// it projects.
-	rev, err := s.store.Rev(ctx)
-	if err != nil {
-		return nil, err
-	}
-	customs, err := s.env.customObjects(ctx, strconv.FormatInt(rev, 10))
+	customs, err := s.customProjected(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +31,56 @@ func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
 		}
 	}
 	return snap, nil
+}
+
+// customProjected projects every served custom resource, reusing each
+// one's last projection while the store's fingerprint of it holds, as
+// projected does for the model's kinds.
+func (s *Stepped) customProjected(ctx context.Context) ([]model.Obj, error) {
+	var scopes []store.Scope
+	for _, info := range api.Resources() {
+		if _, ok := api.LookupCustom(info.Resource); ok {
+			scopes = append(scopes, store.Scope{Resource: info.Resource})
+		}
+	}
+	if len(scopes) == 0 {
+		return nil, nil
+	}
+	rev, err := s.store.Rev(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.customs.rev == rev && s.customs.n == len(scopes) {
+		defer s.mu.Unlock()
+		return s.customs.objs, nil // nothing was written since: the cheapest check
+	}
+	s.mu.Unlock()
+	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
+	if err != nil {
+		return nil, err
+	}
+	var out []model.Obj
+	for i, sc := range scopes {
+		s.mu.Lock()
+		c, ok := s.customProjections[sc.Resource]
+		s.mu.Unlock()
+		if !ok || c.fp != fps[i] {
+			objs, err := s.env.customObjects(ctx, sc.Resource, strconv.FormatInt(rev, 10))
+			if err != nil {
+				return nil, err
+			}
+			c = projectionCache{fp: fps[i], objs: objs, valid: true}
+			s.mu.Lock()
+			s.customProjections[sc.Resource] = c
+			s.mu.Unlock()
+		}
+		out = append(out, c.objs...)
+	}
+	s.mu.Lock()
+	s.customs.rev, s.customs.n, s.customs.objs = rev, len(scopes), out
+	s.mu.Unlock()
+	return out, nil
 }
 
 // projectionCache is one kind's projection and the store's fingerprint of

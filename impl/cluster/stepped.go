@@ -55,6 +55,14 @@ type Stepped struct {
 	// projections caches each kind's projection with the store's
 	// fingerprint of that kind when it was taken.
 	projections [model.NumKinds]projectionCache
+	// customProjections is the same for each custom resource, by name;
+	// customs is all of them as of store revision rev, over n resources.
+	customProjections map[string]projectionCache
+	customs           struct {
+		rev  int64
+		n    int
+		objs []model.Obj
+	}
 
 	mu    sync.Mutex // guards comps, names, errs and the cache (the running driver's goroutines read them)
 	comps map[string]*component
@@ -102,7 +110,8 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 		cfg.Timeout = 10 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}, users: map[string]*ControllerSpec{}}
+	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}, users: map[string]*ControllerSpec{},
+		customProjections: map[string]projectionCache{}}
 	for i := range cfg.Controllers {
 		u := cfg.Controllers[i]
 		if u.Name == "" || u.New == nil {
