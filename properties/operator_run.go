@@ -266,7 +266,10 @@ func (r *operatorRun) check(snap *model.Snapshot, writes []model.Write) {
 func (r *operatorRun) apply(a model.Action) {
 	r.rt.Helper()
 	res := r.s.Step(a)
-	snap := r.s.Snapshot() // the informers' sync in check writes nothing
+	snap := r.last
+	if snap == nil || len(res.Writes) > 0 || (a.Op != model.OpDeliver && a.Op != model.OpRelist) {
+		snap = r.s.Snapshot() // else a delivery only changed a component's view
+	}
 	r.events = append(r.events, traces.EventOf(len(r.events)+1, a, res, r.s.Seen(a.Who), snap))
 	r.states = append(r.states, snap)
 	if res.Err != nil {
