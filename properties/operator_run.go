@@ -59,7 +59,7 @@ type operatorRun struct {
 	events []traces.TraceEvent
 	states []*model.Snapshot // after each event, digested only when the trace is written
 	last   *model.Snapshot   // after the last step: the trace's writes name fields against it
-	ended  int             // events before the end (recovery, quiesce, oracles)
+	ended  int               // events before the end (recovery, quiesce, oracles)
 	// reference marks the fault-free run the differential oracle compares
 	// with; its failures are the harness's.
 	reference bool
