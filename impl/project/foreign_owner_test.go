@@ -4,12 +4,14 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
 )
 
 // An object whose controller is of a kind the model does not have (a
-// custom resource, as an operator's Deployment has) is the model's to run
+// custom resource of no served CRD) is the model's to run
 // as unowned, and writing the model's changes back keeps that reference.
 func TestForeignControllerIsKept(t *testing.T) {
 	uids := NewUIDs()
@@ -39,4 +41,47 @@ func TestForeignControllerIsKept(t *testing.T) {
 	if refs := back.GetObjectMeta().OwnerReferences; len(refs) != 1 || !reflect.DeepEqual(refs[0], widget) {
 		t.Fatalf("owner references after Apply: %+v", refs)
 	}
+}
+
+// A served custom resource's controller is the model's KindCustom owner,
+// named by the resource's full name. Apply keeps the reference, also once
+// the CRD went (the model only ever keeps a custom owner, or clears it),
+// and a cluster-scoped custom controller of a namespaced object is left
+// invisible, as the model looks an owner up in its dependent's namespace.
+func TestCustomControllerIsAnOwner(t *testing.T) {
+	info := api.ResourceInfo{Resource: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList", Group: "example.com",
+		Version: "v1", Namespaced: true, Verbs: []string{"get", "list"}}
+	require.NoError(t, api.RegisterCustom(t.Name(), api.CustomResource{Info: info, Served: []string{"v1"}}))
+	defer api.UnregisterCustom(t.Name(), "widgets")
+	uids := NewUIDs()
+	yes := true
+	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello", UID: "w-1", Controller: &yes, BlockOwnerDeletion: &yes}
+	d := &api.Deployment{TypeMeta: api.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"},
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", UID: "d-1",
+			OwnerReferences: []api.OwnerReference{widget}},
+		Spec: api.DeploymentSpec{Replicas: ptr[int32](2), Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}}
+	api.Default(d)
+	o, err := ToModel(d, uids)
+	require.NoError(t, err)
+	require.Equal(t, model.Owner{Kind: model.KindCustom, Type: "widgets.example.com", Name: "hello", UID: uids.Of("w-1")}, model.MetaOf(o).Owner)
+
+	apply := func() {
+		t.Helper()
+		n := *o.(*model.Deployment)
+		n.Labels = map[string]string{"changed": "yes"}
+		back, err := Apply(d, &n, uids)
+		require.NoError(t, err)
+		require.Equal(t, []api.OwnerReference{widget}, back.GetObjectMeta().OwnerReferences)
+	}
+	apply()
+	api.UnregisterCustom(t.Name(), "widgets")
+	apply()
+
+	info.Namespaced = false
+	require.NoError(t, api.RegisterCustom(t.Name(), api.CustomResource{Info: info, Served: []string{"v1"}}))
+	o, err = ToModel(d, uids)
+	require.NoError(t, err)
+	require.Equal(t, model.Owner{}, model.MetaOf(o).Owner, "a cluster-scoped controller of a namespaced object")
 }

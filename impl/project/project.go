@@ -358,7 +358,10 @@ func withController(refs []api.OwnerReference, owner model.Owner, uids *UIDs) ([
 		if owner.Kind == model.KindCustom {
 			var ok bool
 			if tm, ok = customTypeMeta(owner.Type); !ok {
-				return nil, fmt.Errorf("%w: owner %s/%s: no such custom resource is served", ErrUnsupported, owner.Type, owner.Name)
+				// Its CRD went since the object was projected: the model
+				// never sets a custom owner, it only keeps one, so keep
+				// the references as they are.
+				return refs, nil
 			}
 		}
 		yes := true
