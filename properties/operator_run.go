@@ -757,7 +757,10 @@ func nothingTerminating(snap *model.Snapshot) error {
 		return nil
 	}
 	slices.Sort(stuck)
-	return fmt.Errorf("%s is still terminating: nothing removes its finalizers", strings.Join(stuck, ", "))
+	if len(stuck) == 1 {
+		return fmt.Errorf("%s is still terminating: nothing removes its finalizers", stuck[0])
+	}
+	return fmt.Errorf("%s are still terminating: nothing removes their finalizers", strings.Join(stuck, ", "))
 }
 
 // nameFields names the fields each of a step's writes changed, from the

@@ -155,9 +155,6 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 	return out, nil
 }
 
-// kindObjects lists kind k at revision rv ("" = the latest) and projects
-// it. An object that does not project is left out and the first such
-// failure is returned as unprojected; err is for the list itself.
 // customObjects projects one served custom resource at rv; the snapshot
 // shows them, opaque, beside the model's kinds. A resource whose CRD went
 // since is empty, and an object that does not project is left out.
@@ -178,6 +175,9 @@ func (e *env) customObjects(ctx context.Context, resource, rv string) ([]model.O
 	return out, nil
 }
 
+// kindObjects lists kind k at revision rv ("" = the latest) and projects
+// it. An object that does not project is left out and the first such
+// failure is returned as unprojected; err is for the list itself.
 func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) (objs []model.Obj, unprojected, err error) {
 	// Only projected: the items may be the registry's own (HandOver).
 	list, err := e.client.List(registry.HandOver(ctx), k.Resource(), "", registry.ListOptions{ResourceVersion: rv})

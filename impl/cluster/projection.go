@@ -51,11 +51,11 @@ func (s *Stepped) customProjected(ctx context.Context) ([]model.Obj, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	if s.customs.rev == rev && s.customs.n == len(scopes) {
-		defer s.mu.Unlock()
-		return s.customs.objs, nil // nothing was written since: the cheapest check
-	}
+	last := s.customs
 	s.mu.Unlock()
+	if last.rev == rev && last.n == len(scopes) {
+		return last.objs, nil // nothing was written since: the cheapest check
+	}
 	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
 	if err != nil {
 		return nil, err
