@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -217,11 +216,7 @@ func maskTimes(v any) {
 
 func isTime(v any) bool {
 	s, ok := v.(string)
-	if !ok || len(s) < len("2006-01-02T15:04:05Z") {
-		return false
-	}
-	_, err := time.Parse(time.RFC3339, s)
-	return err == nil
+	return ok && model.IsTimestamp(s)
 }
 
 func deepCopyJSON(v map[string]any) map[string]any {
