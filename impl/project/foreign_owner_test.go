@@ -15,15 +15,7 @@ import (
 // as unowned, and writing the model's changes back keeps that reference.
 func TestForeignControllerIsKept(t *testing.T) {
 	uids := NewUIDs()
-	yes := true
-	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello", UID: "w-1", Controller: &yes, BlockOwnerDeletion: &yes}
-	d := &api.Deployment{TypeMeta: api.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"},
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", UID: "d-1",
-			OwnerReferences: []api.OwnerReference{widget}},
-		Spec: api.DeploymentSpec{Replicas: ptr[int32](2), Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}}
-	api.Default(d)
+	widget, d := widgetDeployment()
 	o, err := ToModel(d, uids)
 	if err != nil {
 		t.Fatal(err)
@@ -54,15 +46,7 @@ func TestCustomControllerIsAnOwner(t *testing.T) {
 	require.NoError(t, api.RegisterCustom(t.Name(), api.CustomResource{Info: info, Served: []string{"v1"}}))
 	defer api.UnregisterCustom(t.Name(), "widgets")
 	uids := NewUIDs()
-	yes := true
-	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello", UID: "w-1", Controller: &yes, BlockOwnerDeletion: &yes}
-	d := &api.Deployment{TypeMeta: api.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"},
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", UID: "d-1",
-			OwnerReferences: []api.OwnerReference{widget}},
-		Spec: api.DeploymentSpec{Replicas: ptr[int32](2), Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}}
-	api.Default(d)
+	widget, d := widgetDeployment()
 	o, err := ToModel(d, uids)
 	require.NoError(t, err)
 	require.Equal(t, model.Owner{Kind: model.KindCustom, Type: "widgets.example.com", Name: "hello", UID: uids.Of("w-1")}, model.MetaOf(o).Owner)
@@ -84,4 +68,18 @@ func TestCustomControllerIsAnOwner(t *testing.T) {
 	o, err = ToModel(d, uids)
 	require.NoError(t, err)
 	require.Equal(t, model.Owner{}, model.MetaOf(o).Owner, "a cluster-scoped controller of a namespaced object")
+}
+
+// widgetDeployment is a Deployment whose controller is the Widget hello.
+func widgetDeployment() (api.OwnerReference, *api.Deployment) {
+	yes := true
+	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello", UID: "w-1", Controller: &yes, BlockOwnerDeletion: &yes}
+	d := &api.Deployment{TypeMeta: api.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"},
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", UID: "d-1",
+			OwnerReferences: []api.OwnerReference{widget}},
+		Spec: api.DeploymentSpec{Replicas: ptr[int32](2), Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}}
+	api.Default(d)
+	return widget, d
 }
