@@ -155,33 +155,18 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 	return out, nil
 }
 
-// customObjects projects one served custom resource at rv; the snapshot
-// shows them, opaque, beside the model's kinds. A resource whose CRD went
-// since is empty, and an object that does not project is left out.
-func (e *env) customObjects(ctx context.Context, resource, rv string) ([]model.Obj, error) {
+// resourceObjects lists a resource (a model kind's, or a served custom
+// resource) at revision rv ("" = the latest) and projects it. An object
+// that does not project is left out and the first such failure is
+// returned as unprojected; err is for the list itself. A custom resource
+// whose CRD went since is empty.
+func (e *env) resourceObjects(ctx context.Context, resource, rv string) (objs []model.Obj, unprojected, err error) {
+	// Only projected: the items may be the registry's own (HandOver).
 	list, err := e.client.List(registry.HandOver(ctx), resource, "", registry.ListOptions{ResourceVersion: rv})
 	if err != nil {
-		if api.IsNotFound(err) {
-			return nil, nil
+		if _, builtin := model.KindOf(resource); !builtin && api.IsNotFound(err) {
+			return nil, nil, nil
 		}
-		return nil, err
-	}
-	var out []model.Obj
-	for _, obj := range list.GetItems() {
-		if o, err := project.ToModel(obj, e.uids); err == nil {
-			out = append(out, o)
-		}
-	}
-	return out, nil
-}
-
-// kindObjects lists kind k at revision rv ("" = the latest) and projects
-// it. An object that does not project is left out and the first such
-// failure is returned as unprojected; err is for the list itself.
-func (e *env) kindObjects(ctx context.Context, k model.Kind, rv string) (objs []model.Obj, unprojected, err error) {
-	// Only projected: the items may be the registry's own (HandOver).
-	list, err := e.client.List(registry.HandOver(ctx), k.Resource(), "", registry.ListOptions{ResourceVersion: rv})
-	if err != nil {
 		return nil, nil, err
 	}
 	items := list.GetItems()

@@ -10,22 +10,24 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
-// objects projects the store at one revision.
+// objects projects the store at one revision: the model's kinds, and the
+// custom resources served, which the snapshot holds as opaque objects.
 func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
-	kinds := make([]model.Kind, model.NumKinds)
-	for i := range kinds {
-		kinds[i] = model.Kind(i)
+	var resources []string
+	for k := range model.Kind(model.NumKinds) {
+		resources = append(resources, k.Resource())
 	}
-	lists, err := s.projected(ctx, kinds...)
-	if err != nil {
-		return nil, err
+	for _, info := range api.Resources() {
+		if _, ok := api.LookupCustom(info.Resource); ok {
+			resources = append(resources, info.Resource)
+		}
 	}
-	customs, err := s.customProjected(ctx)
+	lists, err := s.projected(ctx, resources...)
 	if err != nil {
 		return nil, err
 	}
 	snap := &model.Snapshot{Objects: map[model.Ref]model.Obj{}}
-	for _, objs := range append(lists, customs) {
+	for _, objs := range lists {
 		for _, o := range objs {
 			snap.Objects[model.RefOf(o)] = o
 		}
@@ -33,58 +35,8 @@ func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
 	return snap, nil
 }
 
-// customProjected projects every served custom resource, reusing each
-// one's last projection while the store's fingerprint of it holds, as
-// projected does for the model's kinds.
-func (s *Stepped) customProjected(ctx context.Context) ([]model.Obj, error) {
-	var scopes []store.Scope
-	for _, info := range api.Resources() {
-		if _, ok := api.LookupCustom(info.Resource); ok {
-			scopes = append(scopes, store.Scope{Resource: info.Resource})
-		}
-	}
-	if len(scopes) == 0 {
-		return nil, nil
-	}
-	rev, err := s.store.Rev(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	last := s.customs
-	s.mu.Unlock()
-	if last.rev == rev && last.n == len(scopes) {
-		return last.objs, nil // nothing was written since: the cheapest check
-	}
-	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
-	if err != nil {
-		return nil, err
-	}
-	var out []model.Obj
-	for i, sc := range scopes {
-		s.mu.Lock()
-		c, ok := s.customProjections[sc.Resource]
-		s.mu.Unlock()
-		if !ok || c.fp != fps[i] {
-			objs, err := s.env.customObjects(ctx, sc.Resource, strconv.FormatInt(rev, 10))
-			if err != nil {
-				return nil, err
-			}
-			c = projectionCache{fp: fps[i], objs: objs, valid: true}
-			s.mu.Lock()
-			s.customProjections[sc.Resource] = c
-			s.mu.Unlock()
-		}
-		out = append(out, c.objs...)
-	}
-	s.mu.Lock()
-	s.customs.rev, s.customs.n, s.customs.objs = rev, len(scopes), out
-	s.mu.Unlock()
-	return out, nil
-}
-
-// projectionCache is one kind's projection and the store's fingerprint of
-// the kind it was taken at.
+// projectionCache is one resource's projection and the store's
+// fingerprint of the resource it was taken at.
 type projectionCache struct {
 	fp    store.Fingerprint
 	rev   int64 // the store revision the fingerprint was last checked at
@@ -92,62 +44,62 @@ type projectionCache struct {
 	valid bool
 }
 
-// projected projects the given kinds at one revision, reusing each kind's
-// last projection while the store's fingerprint of the kind holds: the
+// projected projects the given resources at one revision, reusing each
+// one's last projection while the store's fingerprint of it holds: the
 // lockstep asks after every step, and most steps change one kind or none.
 // The objects are shared and must not be changed. Objects that do not
 // project are left out, and the first such failure is returned with the
 // rest; any other error comes alone.
-func (s *Stepped) projected(ctx context.Context, kinds ...model.Kind) ([][]model.Obj, error) {
+func (s *Stepped) projected(ctx context.Context, resources ...string) ([][]model.Obj, error) {
 	rev, err := s.store.Rev(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if out, ok := s.projectedAt(rev, kinds); ok {
+	if out, ok := s.projectedAt(rev, resources); ok {
 		return out, nil // nothing was written since: the cheapest check
 	}
-	scopes := make([]store.Scope, len(kinds))
-	for i, k := range kinds {
-		scopes[i] = store.Scope{Resource: k.Resource()}
+	scopes := make([]store.Scope, len(resources))
+	for i, r := range resources {
+		scopes[i] = store.Scope{Resource: r}
 	}
 	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
 	if err != nil {
 		return nil, err
 	}
 	rv := strconv.FormatInt(rev, 10)
-	out := make([][]model.Obj, len(kinds))
+	out := make([][]model.Obj, len(resources))
 	var unprojected error
-	for i, k := range kinds {
+	for i, r := range resources {
 		s.mu.Lock()
-		c := s.projections[k]
+		c := s.projections[r]
 		s.mu.Unlock()
 		if !c.valid || c.fp != fps[i] {
-			objs, bad, err := s.env.kindObjects(ctx, k, rv)
+			objs, bad, err := s.env.resourceObjects(ctx, r, rv)
 			if err != nil {
 				return nil, err
 			}
-			// A kind with an object that does not project is not cached,
+			// A resource with an object that does not project is not cached,
 			// so the failure is reported again.
 			c = projectionCache{fp: fps[i], objs: objs, valid: bad == nil}
 			unprojected = cmp.Or(unprojected, bad)
 		}
 		c.rev = rev
 		s.mu.Lock()
-		s.projections[k] = c
+		s.projections[r] = c
 		s.mu.Unlock()
 		out[i] = c.objs
 	}
 	return out, unprojected
 }
 
-// projectedAt returns the cached projections of kinds if each was checked
-// at store revision rev.
-func (s *Stepped) projectedAt(rev int64, kinds []model.Kind) ([][]model.Obj, bool) {
+// projectedAt returns the cached projections of resources if each was
+// checked at store revision rev.
+func (s *Stepped) projectedAt(rev int64, resources []string) ([][]model.Obj, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([][]model.Obj, len(kinds))
-	for i, k := range kinds {
-		c := s.projections[k]
+	out := make([][]model.Obj, len(resources))
+	for i, r := range resources {
+		c := s.projections[r]
 		if !c.valid || c.rev != rev {
 			return nil, false
 		}

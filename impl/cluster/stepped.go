@@ -52,17 +52,9 @@ type Stepped struct {
 	start   func(c *component) error // how a component starts: stepped or running
 	users   map[string]*ControllerSpec
 
-	// projections caches each kind's projection with the store's
-	// fingerprint of that kind when it was taken.
-	projections [model.NumKinds]projectionCache
-	// customProjections is the same for each custom resource, by name;
-	// customs is all of them as of store revision rev, over n resources.
-	customProjections map[string]projectionCache
-	customs           struct {
-		rev  int64
-		n    int
-		objs []model.Obj
-	}
+	// projections caches each resource's projection with the store's
+	// fingerprint of that resource when it was taken.
+	projections map[string]projectionCache
 
 	mu    sync.Mutex // guards comps, names, errs and the cache (the running driver's goroutines read them)
 	comps map[string]*component
@@ -111,7 +103,7 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Stepped{store: cfg.Store, ctx: ctx, cancel: cancel, timeout: cfg.Timeout, comps: map[string]*component{}, users: map[string]*ControllerSpec{},
-		customProjections: map[string]projectionCache{}}
+		projections: map[string]projectionCache{}}
 	for i := range cfg.Controllers {
 		u := cfg.Controllers[i]
 		if u.Name == "" || u.New == nil {

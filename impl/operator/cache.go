@@ -448,17 +448,12 @@ func copyInto(src client.Object, dst client.Object) error {
 	return nil
 }
 
-// partial is o's type and metadata, as a metadata-only informer holds it.
+// partial is o's type and metadata, as a metadata-only informer holds it
+// (apimachinery's AsPartialObjectMetadata, over a copy: the informer's
+// object is shared).
 func partial(o client.Object) *metav1.PartialObjectMetadata {
-	p := &metav1.PartialObjectMetadata{}
+	p := meta.AsPartialObjectMetadata(o.DeepCopyObject().(client.Object))
 	p.SetGroupVersionKind(o.GetObjectKind().GroupVersionKind())
-	if m, err := meta.Accessor(o.DeepCopyObject()); err == nil {
-		p.ObjectMeta = metav1.ObjectMeta{Name: m.GetName(), Namespace: m.GetNamespace(), UID: m.GetUID(),
-			ResourceVersion: m.GetResourceVersion(), Generation: m.GetGeneration(), CreationTimestamp: m.GetCreationTimestamp(),
-			DeletionTimestamp: m.GetDeletionTimestamp(), DeletionGracePeriodSeconds: m.GetDeletionGracePeriodSeconds(),
-			Labels: m.GetLabels(), Annotations: m.GetAnnotations(), OwnerReferences: m.GetOwnerReferences(),
-			Finalizers: m.GetFinalizers(), ManagedFields: m.GetManagedFields(), GenerateName: m.GetGenerateName()}
-	}
 	return p
 }
 
