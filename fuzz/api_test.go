@@ -118,9 +118,8 @@ func serve(h http.Handler, method, path, contentType, body string) *httptest.Res
 }
 
 // controllers does what RunCRDs does in the background (the CRD
-// controllers' reconcile, SyncCRD, and the custom resources' garbage
-// collection, CollectCustomGarbage), but in the foreground: settle runs
-// them after every write that was accepted, until they write no more. So
+// controllers' reconcile, SyncCRD), but in the foreground: settle runs
+// it after every write that was accepted, until it writes no more. So
 // every input's revision check sees the input's own writes only, where
 // RunCRDs' writes would land in whatever request was being served.
 type controllers struct {
@@ -130,7 +129,7 @@ type controllers struct {
 	known map[string]bool // the CRDs synced, so that a deleted one is unserved
 }
 
-// settle syncs every CRD and collects garbage until the store is still.
+// settle syncs every CRD until the store is still.
 func (c *controllers) settle(tb testing.TB) {
 	tb.Helper()
 	ctx := context.Background()
@@ -154,7 +153,6 @@ func (c *controllers) settle(tb testing.TB) {
 				delete(c.known, name)
 			}
 		}
-		_ = c.reg.CollectCustomGarbage(ctx)
 		if after, err := c.st.Rev(ctx); err == nil && after == before {
 			return
 		}

@@ -33,7 +33,7 @@ func NodeOf(component string) string {
 	return ""
 }
 
-type kindSet uint8
+type kindSet uint16
 
 func kinds(ks ...Kind) kindSet {
 	var s kindSet
@@ -89,7 +89,7 @@ func NormalizeKey(component, key string) string {
 		return key
 	case r.refKeys:
 		if ref, ok := ParseRef(key); ok {
-			return ref.Kind.Resource() + "/" + ref.Key()
+			return ref.String()
 		}
 		return key
 	}

@@ -82,20 +82,119 @@ func TestCustomResourcesInSnapshots(t *testing.T) {
 	}
 }
 
-// No component's view holds custom resources, and the garbage collector
-// leaves their dependents to the driver's own pass: a dependent of a
-// custom owner is never keyed, whatever the view shows.
-func TestGarbageCollectorLeavesCustomOwners(t *testing.T) {
+// The garbage collector follows custom owners as built-in ones, through
+// its informer of every custom resource: a dependent (built-in or custom)
+// of a custom resource that went is collected, and a custom owner's
+// foreground and orphan deletions are carried out. The namespace
+// controller deletes the custom resources a namespace holds.
+func TestGarbageCollectorAndNamespaceControllerTreatCustomResourcesAsAnyObject(t *testing.T) {
+	st := New(Config{})
+	create := func(o Obj) Obj {
+		t.Helper()
+		if _, err := st.store.create(o); err != nil {
+			t.Fatal(err)
+		}
+		st.undelivered = 0 // as a step's write does
+		return o
+	}
+	widget := func(ns, name string) *Custom {
+		return &Custom{Meta: Meta{Name: name, Namespace: ns}, Type: "widgets.example.com", Body: `{"spec":{}}`}
+	}
+	ownedBy := func(o Obj, owner *Custom) Obj {
+		o.meta().Owner = Owner{Kind: KindCustom, Type: owner.Type, Name: owner.Name, UID: owner.UID}
+		return o
+	}
+	quiesce := func() {
+		t.Helper()
+		if _, err := st.Quiesce(2000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove := func(o Obj, p Propagation) {
+		t.Helper()
+		if _, _, _, err := st.store.delete(RefOf(o), -1, p, false); err != nil {
+			t.Fatal(err)
+		}
+		st.undelivered = 0
+	}
+	gone := func(what string, o Obj) {
+		t.Helper()
+		if cur := st.Get(RefOf(o)); cur != nil {
+			t.Fatalf("%s: %s is still there: %+v", what, RefOf(o), cur.meta())
+		}
+	}
+
+	// Background: the owner went; its dependents follow.
+	owner := create(widget("default", "bg")).(*Custom)
+	gadget := create(ownedBy(&Custom{Meta: Meta{Name: "bg", Namespace: "default"}, Type: "gadgets.example.com", Body: `{}`}, owner))
+	dep := create(ownedBy(&Deployment{Meta: Meta{Name: "bg", Namespace: "default"}, Replicas: 0, Image: "nginx", PodLabels: map[string]string{"app": "bg"}}, owner))
+	quiesce()
+	if st.Get(RefOf(gadget)) == nil || st.Get(RefOf(dep)) == nil {
+		t.Fatal("the garbage collector took a dependent whose owner is there")
+	}
+	remove(owner, PropagateBackground)
+	quiesce()
+	gone("background", gadget)
+	gone("background", dep)
+
+	// Foreground: the dependents go first, then the owner.
+	owner = create(widget("default", "fg")).(*Custom)
+	gadget = create(ownedBy(widget("default", "fg-child"), owner))
+	remove(owner, PropagateForeground)
+	if cur := st.Get(RefOf(owner)); cur == nil || !cur.meta().HasFinalizer(FinalizerForeground) {
+		t.Fatalf("a foreground deletion of a custom resource: %+v", cur)
+	}
+	quiesce()
+	gone("foreground", gadget)
+	gone("foreground", owner)
+
+	// Orphan: the dependent stays, without its owner.
+	owner = create(widget("default", "or")).(*Custom)
+	gadget = create(ownedBy(widget("default", "or-child"), owner))
+	remove(owner, PropagateOrphan)
+	quiesce()
+	gone("orphan", owner)
+	if cur := st.Get(RefOf(gadget)); cur == nil || cur.meta().Owner.UID != 0 {
+		t.Fatalf("orphan: the dependent went or still names its owner: %+v", cur)
+	}
+
+	// A namespace that goes takes its custom resources with it.
+	ns := create(&Namespace{Meta: Meta{Name: "team"}})
+	inside := create(widget("team", "w"))
+	remove(ns, PropagateBackground)
+	quiesce()
+	gone("namespace", inside)
+	gone("namespace", ns)
+	if err := Converged(st.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A view keys custom resources by type: a Widget and a Gadget of one
+// name are two objects, and the garbage collector's queue keys read back.
+func TestViewsKeepCustomTypesApart(t *testing.T) {
 	m := NewMemory(GarbageCollector)
-	owned := &Pod{Meta: Meta{Name: "p", Namespace: "default", UID: 3, Owner: Owner{Kind: KindCustom, Type: "widgets.example.com", Name: "hello", UID: 7}}}
-	if m.GetRef(OwnerRef(&owned.Meta)) != nil || m.List(KindCustom) != nil {
-		t.Fatal("a view shows a custom resource")
+	w := &Custom{Meta: Meta{Name: "hello", Namespace: "default", UID: 1}, Type: "widgets.example.com"}
+	g := &Custom{Meta: Meta{Name: "hello", Namespace: "default", UID: 2}, Type: "gadgets.example.com"}
+	m.Apply(WatchEvent{Type: Added, Obj: w})
+	m.Apply(WatchEvent{Type: Added, Obj: g})
+	if got := m.List(KindCustom); len(got) != 2 || got[0] != g || got[1] != w {
+		t.Fatalf("List(KindCustom) = %v", got)
 	}
-	if keys := gcRole.keys(m, WatchEvent{Type: Added, Obj: owned}); len(keys) != 0 {
-		t.Fatalf("the garbage collector keys a custom resource's dependent: %v", keys)
+	if m.GetRef(RefOf(w)) != w || m.GetRef(RefOf(g)) != g {
+		t.Fatal("a view mixes up two custom types of one name")
 	}
-	plain := &Pod{Meta: Meta{Name: "q", Namespace: "default", UID: 4, Owner: Owner{Kind: KindReplicaSet, Name: "rs", UID: 5}}}
-	if keys := gcRole.keys(m, WatchEvent{Type: Added, Obj: plain}); len(keys) != 1 {
-		t.Fatalf("an orphan of a built-in owner is keyed: %v", keys)
+	m.Apply(WatchEvent{Type: Deleted, Obj: w})
+	if m.GetRef(RefOf(w)) != nil || m.GetRef(RefOf(g)) != g {
+		t.Fatal("deleting one custom type took the other")
+	}
+	for _, s := range []string{"widgets.example.com/default/hello", "gadgets.example.com/cluster-wide"} {
+		r, ok := ParseRef(s)
+		if !ok || r.Kind != KindCustom || r.String() != s {
+			t.Fatalf("ParseRef(%q) = %+v, %v", s, r, ok)
+		}
+	}
+	if _, ok := ParseRef("custom/default/hello"); ok {
+		t.Fatal("ParseRef reads a custom ref without its type")
 	}
 }

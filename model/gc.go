@@ -2,8 +2,10 @@ package model
 
 import "strings"
 
-// The garbage collector: watches Deployments, ReplicaSets and Pods; a key is
-// "<resource>/<namespace>/<name>" of an object it has work for:
+// The garbage collector: watches Deployments, ReplicaSets, Pods and custom
+// resources, which may own any of them; a key is
+// "<resource>/<namespace>/<name>" ("<type>/<namespace>/<name>" for a custom
+// resource) of an object it has work for:
 //   - a dependent whose controller owner is gone (no object with that name
 //     and UID) is deleted in the background. Before deleting it checks the
 //     owner with a live read, because a stale view may simply not show a
@@ -18,7 +20,7 @@ import "strings"
 // show yet (a stale controller may still create one) must not outlive the
 // owner's finalizer.
 var gcRole = role{
-	watches: kinds(KindDeployment, KindReplicaSet, KindPod),
+	watches: kinds(collected...),
 	refKeys: true,
 	keys: func(c *Memory, e WatchEvent) []string {
 		var out []string
@@ -38,12 +40,16 @@ var gcRole = role{
 			for _, o := range dependentsInView(c, m.UID) {
 				out = append(out, RefOf(o).String())
 			}
+			if e.Obj.Kind() == KindCustom {
+				// Its dependents of kinds no view holds are looked up live.
+				out = append(out, RefOf(e.Obj).String())
+			}
 		}
 		return out
 	},
 	resync: func(c *Memory, h Host) []string {
 		var out []string
-		for _, k := range []Kind{KindDeployment, KindReplicaSet, KindPod} {
+		for _, k := range collected {
 			for _, o := range c.List(k) {
 				m := o.meta()
 				if (follows(m) && !ownerInView(c, m)) || gcFinalizing(m) {
@@ -51,15 +57,48 @@ var gcRole = role{
 				}
 			}
 		}
-		return out
+		return append(out, goneCustomOwners(c, h)...)
 	},
 	reconcile: reconcileGC,
 }
 
-// follows: the object has a controller this collector follows. That is
-// not a custom resource: no component's view holds those, so a driver
-// whose store serves them collects their dependents by a pass of its own.
-func follows(m *Meta) bool { return m.Owner.UID != 0 && m.Owner.Kind != KindCustom }
+// goneCustomOwners are the custom resources, gone from the view, that
+// control live objects the view does not hold: a collector that was down
+// when they went heard no event of theirs, and its relist shows only what
+// is left. Each is keyed, to collect its dependents live.
+func goneCustomOwners(c *Memory, h Host) []string {
+	var out []string
+	seen := map[Ref]bool{}
+	for _, k := range append([]Kind{KindCustom}, liveOnly...) {
+		objs, err := h.LiveList(k)
+		if err != nil {
+			continue // the view's own keys still go; a later relist looks again
+		}
+		for _, d := range objs {
+			m := d.meta()
+			owner := OwnerRef(m)
+			if m.Deleting || !follows(m) || owner.Kind != KindCustom || seen[owner] || ownerInView(c, m) || c.GetRef(RefOf(d)) != nil {
+				continue
+			}
+			seen[owner] = true
+			out = append(out, owner.String())
+		}
+	}
+	return out
+}
+
+// collected are the kinds whose owners the collector follows through its
+// view; liveOnly are the kinds (beside those KindCustom's live list holds)
+// whose dependents it looks up live only, when an owner goes or is being
+// deleted with its finalizers: no other owner but a custom resource's
+// (an operator's) has them.
+var (
+	collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindCustom}
+	liveOnly  = []Kind{KindService}
+)
+
+// follows: the object has a controller.
+func follows(m *Meta) bool { return m.Owner.UID != 0 }
 
 // gcFinalizing: being deleted, and a garbage collector's finalizer is left.
 func gcFinalizing(m *Meta) bool {
@@ -72,10 +111,10 @@ func ownerInView(c *Memory, m *Meta) bool {
 	return cur != nil && cur.meta().UID == m.Owner.UID
 }
 
-// dependentsInView are the ReplicaSets and Pods whose controller has uid.
+// dependentsInView are the viewed objects whose controller has uid.
 func dependentsInView(c *Memory, uid int64) []Obj {
 	var out []Obj
-	for _, k := range []Kind{KindReplicaSet, KindPod} {
+	for _, k := range collected {
 		for _, o := range c.List(k) {
 			if o.meta().Owner.UID == uid {
 				out = append(out, o)
@@ -86,11 +125,17 @@ func dependentsInView(c *Memory, uid int64) []Obj {
 }
 
 // ParseRef reads "<resource>/<namespace>/<name>" ("<resource>/<name>" for
-// a cluster-scoped kind, or for the default namespace).
+// a cluster-scoped kind, or for the default namespace), or a custom
+// resource's Ref.String ("<type>/<namespace>/<name>", or "<type>/<name>"
+// when cluster-scoped: a type always holds a dot, a built-in resource none).
 func ParseRef(s string) (Ref, bool) {
 	res, key, ok := strings.Cut(s, "/")
+	if ok && strings.Contains(res, ".") {
+		ns, name := SplitKey(key)
+		return Ref{Kind: KindCustom, Type: res, Namespace: ns, Name: name}, name != "" && !strings.Contains(name, "/")
+	}
 	k, known := KindOf(res)
-	if !ok || !known {
+	if !ok || !known || k == KindCustom {
 		return Ref{}, false
 	}
 	r := RefTo(k, key)
@@ -104,6 +149,9 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 	}
 	o := c.GetRef(r)
 	if o == nil {
+		if r.Kind == KindCustom {
+			collectLiveDependents(c, h, t, r)
+		}
 		return
 	}
 	if gcFinalizing(o.meta()) {
@@ -120,6 +168,34 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	t.Delete(o)
+}
+
+// collectLiveDependents deletes the live objects that the custom resource
+// r, which went, controlled and that the view does not hold (the kinds the
+// model lacks, or ones not delivered yet): their own events would not
+// bring them to the collector.
+func collectLiveDependents(c *Memory, h Host, t Writer, r Ref) {
+	var objs []Obj
+	for _, k := range append([]Kind{KindCustom}, liveOnly...) {
+		l, err := h.LiveList(k)
+		if err != nil {
+			t.Retry()
+			return
+		}
+		objs = append(objs, l...)
+	}
+	for _, d := range objs {
+		m := d.meta()
+		if m.Deleting || !follows(m) || OwnerRef(m) != r || c.GetRef(RefOf(d)) != nil {
+			continue
+		}
+		if cur := h.Live(r); cur != nil && cur.meta().UID == m.Owner.UID {
+			return // it is back: not gone after all
+		}
+		if t.Delete(d); t.Stopped() {
+			return
+		}
+	}
 }
 
 // finishDeletion does the work an owner's orphan or foregroundDeletion
@@ -163,11 +239,10 @@ func finishDeletion(h Host, t Writer, seen Obj) {
 	}
 }
 
-// liveDependents lists the live ReplicaSets and Pods by their controller's
-// UID.
+// liveDependents lists the live objects by their controller's UID.
 func liveDependents(h Host) (map[int64][]Obj, bool) {
 	out := map[int64][]Obj{}
-	for _, k := range []Kind{KindReplicaSet, KindPod} {
+	for _, k := range append(collected[:len(collected):len(collected)], liveOnly...) {
 		objs, err := h.LiveList(k)
 		if err != nil {
 			return nil, false

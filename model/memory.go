@@ -82,16 +82,26 @@ func (m *Memory) Clear() {
 }
 
 // Get returns the viewed object of kind k under key (namespace/name, or
-// the name of a cluster-scoped object), nil if absent.
+// the name of a cluster-scoped object; for KindCustom, prefixed with the
+// type: "widgets.example.com/ns/name"), nil if absent.
 func (m *Memory) Get(k Kind, key string) Obj {
 	if k >= numKinds {
-		return nil // a custom resource: no component watches one
+		return nil
 	}
 	return m.view[k][key]
 }
 
 // GetRef returns the viewed object r names (nil if absent).
-func (m *Memory) GetRef(r Ref) Obj { return m.Get(r.Kind, r.Key()) }
+func (m *Memory) GetRef(r Ref) Obj { return m.Get(r.Kind, viewKey(r)) }
+
+// viewKey is r's key in a view: Ref.Key, which custom resources of two
+// types may share, so theirs is prefixed with the type.
+func viewKey(r Ref) string {
+	if r.Type != "" {
+		return r.Type + "/" + r.Key()
+	}
+	return r.Key()
+}
 
 // Len is the number of viewed objects.
 func (m *Memory) Len() int {
@@ -106,9 +116,6 @@ func (m *Memory) Len() int {
 // then name). The slice is
 // the caller's.
 func (m *Memory) List(k Kind) []Obj {
-	if k >= numKinds {
-		return nil
-	}
 	m.build(k)
 	if len(m.names[k]) == 0 {
 		return nil
@@ -142,7 +149,7 @@ func (m *Memory) Objects() []Obj {
 
 // Put adds or replaces an object in the view.
 func (m *Memory) Put(o Obj) {
-	k, name := o.Kind(), KeyOf(o)
+	k, name := o.Kind(), viewKey(RefOf(o))
 	if m.view[k] == nil {
 		m.view[k] = map[string]Obj{}
 	}
@@ -162,7 +169,7 @@ func (m *Memory) Put(o Obj) {
 
 // Remove drops an object from the view.
 func (m *Memory) Remove(r Ref) {
-	key := r.Key()
+	key := viewKey(r)
 	old, had := m.view[r.Kind][key]
 	if !had {
 		return
@@ -238,7 +245,7 @@ func (m *Memory) count(o Obj, sign int) {
 // Apply puts an event into the view and advances that kind's revision. It
 // returns what the view held under the event's name before (WatchEvent.Old).
 func (m *Memory) Apply(e WatchEvent) (old Obj) {
-	old = m.view[e.Obj.Kind()][KeyOf(e.Obj)]
+	old = m.GetRef(RefOf(e.Obj))
 	if e.Type == Deleted {
 		m.Remove(RefOf(e.Obj))
 	} else {
@@ -269,13 +276,12 @@ func (m *Memory) Waiting(key string) bool {
 type Host interface {
 	Live(r Ref) Obj
 	// LiveList lists a kind from the store (the garbage collector's check
-	// that no dependent is left before an owner's finalizer goes).
+	// that no dependent is left before an owner's finalizer goes). For
+	// KindCustom an implementation lists, beside the custom resources, its
+	// objects of every other kind the model lacks (ConfigMaps, Secrets,
+	// Events), opaque as custom resources are: no informer of the model's
+	// follows those, but owners and namespaces hold them.
 	LiveList(k Kind) ([]Obj, error)
-	// DeleteOthers deletes what namespace ns holds of kinds the model does
-	// not have (an implementation's ConfigMaps, Secrets, Events) and tells
-	// whether any is left: the namespace controller's work beyond the
-	// model's kinds. The model has none.
-	DeleteOthers(ns string) (left bool, err error)
 	Now() int64
 	NodeIndex(node string) int
 	Containers(node string) []Container // sorted by ID

@@ -29,8 +29,9 @@ var namespaceRole = role{
 }
 
 // namespacedKinds are the kinds a namespace holds, in the order the
-// controller deletes them.
-var namespacedKinds = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindEndpoints, KindEndpointSlice}
+// controller deletes them (KindCustom's live list holds every kind the
+// model lacks, as upstream's deleter goes through every resource).
+var namespacedKinds = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindEndpoints, KindEndpointSlice, KindCustom}
 
 func reconcileNamespace(c *Memory, h Host, t Writer, key string) {
 	ns, _ := c.Get(KindNamespace, key).(*Namespace)
@@ -58,10 +59,6 @@ func reconcileNamespace(c *Memory, h Host, t Writer, key string) {
 // emptyNamespace deletes every object live in namespace ns that is not
 // already being deleted; left says whether anything was there.
 func emptyNamespace(h Host, t Writer, ns string) (left, ok bool) {
-	left, err := h.DeleteOthers(ns)
-	if err != nil {
-		return true, false
-	}
 	for _, k := range namespacedKinds {
 		objs, err := h.LiveList(k)
 		if err != nil {

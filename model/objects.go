@@ -19,17 +19,16 @@ const (
 	KindEndpoints
 	KindNamespace
 	KindEndpointSlice
+	// KindCustom is every custom resource: a kind a
+	// CustomResourceDefinition serves. One informer of it follows them all
+	// (the garbage collector's and the namespace controller's); a Ref's
+	// Type tells one custom resource from another.
+	KindCustom
 	numKinds
 )
 
-// KindCustom is every custom resource: a kind a CustomResourceDefinition
-// serves. It lies past the built-in kinds, so nothing that enumerates them
-// (components' views, per-kind caches) meets it; a Ref's Type tells one
-// custom resource from another.
-const KindCustom = numKinds
-
 var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints", "namespaces",
-	"endpointslices"}
+	"endpointslices", "custom"}
 
 // Namespaced tells whether objects of the kind live in a namespace (nodes
 // and namespaces do not).
@@ -39,9 +38,6 @@ func (k Kind) Namespaced() bool { return k != KindNode && k != KindNamespace }
 func (k Kind) Resource() string {
 	if k < numKinds {
 		return kindResources[k]
-	}
-	if k == KindCustom {
-		return "custom"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

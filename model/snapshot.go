@@ -44,7 +44,7 @@ func (s *Snapshot) List(k Kind) []Obj {
 			out = append(out, o)
 		}
 	}
-	sortObjs(out)
+	SortObjects(out)
 	return out
 }
 

@@ -111,7 +111,7 @@ func (st *State) Objects(k Kind) []Obj {
 			out = append(out, o)
 		}
 	}
-	sortObjs(out)
+	SortObjects(out)
 	return out
 }
 
@@ -319,10 +319,7 @@ var _ Host = (*State)(nil)
 
 func (st *State) Live(r Ref) Obj                 { return st.store.get(r) }
 func (st *State) LiveList(k Kind) ([]Obj, error) { return st.Objects(k), nil }
-
-// DeleteOthers: the model has no kinds but its own.
-func (st *State) DeleteOthers(string) (bool, error) { return false, nil }
-func (st *State) NodeIndex(node string) int         { return st.nodeIndex[node] }
+func (st *State) NodeIndex(node string) int      { return st.nodeIndex[node] }
 
 // Rules returns a node's kube-proxy rules (read-only).
 func (st *State) Rules(node string) map[string]Rule {

@@ -209,7 +209,9 @@ func okObj(o Obj, err error) Obj {
 	return o
 }
 
-// sortObjs sorts by key (namespace, then name), as a list from etcd comes.
-func sortObjs(os []Obj) {
-	sort.Slice(os, func(i, j int) bool { return KeyOf(os[i]) < KeyOf(os[j]) })
+// SortObjects sorts objects of one kind as the model lists them: by key
+// (namespace, then name), as a list from etcd comes; custom resources by
+// type first (a view's order).
+func SortObjects(os []Obj) {
+	sort.Slice(os, func(i, j int) bool { return viewKey(RefOf(os[i])) < viewKey(RefOf(os[j])) })
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -608,8 +607,8 @@ func (r *operatorRun) end() {
 
 // quiesce runs the operator and the control plane fairly until neither
 // has anything to do: events first, then reconciles, then the control
-// plane, then the garbage collection of what custom resources own, then
-// the operator's timers.
+// plane (whose garbage collector follows custom resources too), then the
+// operator's timers.
 func (r *operatorRun) quiesce() {
 	r.rt.Helper()
 	timers, operatorSteps, writes := 0, 0, r.host.Writes()
@@ -628,9 +627,6 @@ func (r *operatorRun) quiesce() {
 		}
 		if a, ok := r.s.NextQuiesceStep(); ok {
 			r.apply(a)
-			continue
-		}
-		if r.collectGarbage() {
 			continue
 		}
 		if _, ok := r.host.NextTimer(); ok && timers < maxTimerRounds {
@@ -662,27 +658,6 @@ func (r *operatorRun) operatorNext() bool {
 		return true
 	}
 	return false
-}
-
-// collectGarbage is the garbage collector's pass for owners and dependents
-// the model does not know (custom resources), as upstream's collector
-// does for every kind. It reports whether it wrote.
-func (r *operatorRun) collectGarbage() bool {
-	wrote := false
-	err := r.reg.CollectCustomGarbageNoting(r.ctx, func(resource string, o api.Object) {
-		wrote = true
-		m := o.GetObjectMeta()
-		r.record("garbage-collector", "delete", resource+"/"+model.Key(m.Namespace, m.Name), "", nil)
-		rev, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
-		r.s.NoteExternalWrite(resource, rev)
-	})
-	if err != nil {
-		r.fail("garbage collection: %v", err)
-	}
-	if wrote {
-		r.sync()
-	}
-	return wrote
 }
 
 // stepLine is one step as the failure prints it.

@@ -102,6 +102,17 @@ func UnregisterCustom(owner, resource string) {
 	customs.Store(&next)
 }
 
+// StorageName is the store's name of a resource: a custom resource's is
+// its full name ("widgets.example.com"), as upstream keys custom resources
+// by group, so that the store keeps them all under one prefix; any other's
+// is the resource itself.
+func StorageName(resource string) string {
+	if e, ok := customSnapshot()[resource]; ok {
+		return e.res.Info.Resource + "." + e.res.Info.Group
+	}
+	return resource
+}
+
 // LookupCustom finds a custom resource by its plural name.
 func LookupCustom(resource string) (CustomResource, bool) {
 	e, ok := customSnapshot()[resource]

@@ -3,7 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -264,7 +264,7 @@ type host struct {
 var _ model.Host = (*host)(nil)
 
 func (h *host) Live(r model.Ref) model.Obj {
-	obj, err := h.env.client.Get(h.ctx, r.Kind.Resource(), r.Namespace, r.Name)
+	obj, err := h.env.client.Get(h.ctx, project.ResourceOf(r), r.Namespace, r.Name)
 	if err != nil {
 		return nil
 	}
@@ -277,46 +277,42 @@ func (h *host) Live(r model.Ref) model.Obj {
 
 // LiveList lists k's objects sorted by key, as the model's store does; an
 // object the model cannot represent is left out, as Live answers nil for it.
+// KindCustom's holds every kind the model lacks (model.Host.LiveList).
 func (h *host) LiveList(k model.Kind) ([]model.Obj, error) {
-	l, err := h.env.client.List(h.ctx, k.Resource(), "", registry.ListOptions{})
-	if err != nil {
-		return nil, err
+	resources := []string{listedResource(k)}
+	if k == model.KindCustom {
+		resources = append(resources, otherResources()...)
 	}
 	var out []model.Obj
-	for _, obj := range l.GetItems() {
-		if o, err := project.ToModel(obj, h.env.uids); err == nil {
-			out = append(out, o)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return model.KeyOf(out[i]) < model.KeyOf(out[j]) })
-	return out, nil
-}
-
-// DeleteOthers deletes, in the background, what namespace ns holds of the
-// kinds the model does not have (ConfigMaps, Secrets, Events, ...), as
-// upstream's namespace controller deletes every kind; left says whether
-// any is still there.
-func (h *host) DeleteOthers(ns string) (left bool, err error) {
-	background := api.DeletePropagationBackground
-	for _, info := range api.Resources() {
-		if _, modelled := model.KindOf(info.Resource); modelled || !info.Namespaced || info.ListKind == "" {
-			continue
-		}
-		l, err := h.env.client.List(h.ctx, info.Resource, ns, registry.ListOptions{})
+	for _, res := range resources {
+		l, err := h.env.lw.reader(res).List(h.ctx, res, "", registry.ListOptions{})
 		if err != nil {
-			return true, err
+			return nil, err
 		}
 		for _, obj := range l.GetItems() {
-			left = true
-			if m := obj.GetObjectMeta(); m.DeletionTimestamp == nil {
-				_, err := h.env.client.Delete(h.ctx, info.Resource, ns, m.Name, api.DeleteOptions{PropagationPolicy: &background})
-				if err != nil && !api.IsNotFound(err) {
-					return true, err
-				}
+			if o, err := project.ToModel(obj, h.env.uids); err == nil {
+				out = append(out, o)
 			}
 		}
 	}
-	return left, nil
+	model.SortObjects(out)
+	return out, nil
+}
+
+// otherResources are the built-in resources the model lacks (ConfigMaps,
+// Secrets, Events, ...), which owners and namespaces hold as they hold any
+// object. CRDs are left out: nothing owns one, and no namespace holds one.
+func otherResources() []string {
+	var out []string
+	for _, info := range api.Resources() {
+		_, modelled := model.KindOf(info.Resource)
+		_, custom := api.LookupCustom(info.Resource)
+		if modelled || custom || info.ListKind == "" || info.Resource == "customresourcedefinitions" || !slices.Contains(info.Verbs, "list") {
+			continue
+		}
+		out = append(out, info.Resource)
+	}
+	return out
 }
 
 func (h *host) Now() int64                               { return h.env.now() }

@@ -16,9 +16,10 @@ import (
 )
 
 // Custom resources are in the snapshot, opaque (issue 17, item 6): their
-// body shows field by field, a Deployment a Widget controls names it as
-// its owner, and when the Widget goes the convergence check sees the
-// Deployment orphaned until the custom resources' collector has run.
+// body shows field by field, and a Deployment a Widget controls names it
+// as its owner. The garbage collector follows custom resources through its
+// informer of them all: when the Widget goes, so does its Deployment, and
+// a foreground deletion takes the Deployment first.
 func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.Store(t)
@@ -46,6 +47,7 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 		ObjectMeta: api.ObjectMeta{Name: "hello", Namespace: api.DefaultNamespace},
 		Content:    map[string]any{"spec": map[string]any{"image": "nginx:1.27", "replicas": int64(2)}}})
 	require.NoError(t, err)
+	noteWrite(t, s, "widgets", w)
 	require.NoError(t, s.Step(model.Action{Op: model.OpApply, Key: "web", N: 1, Image: "nginx"}).Err)
 	d, err := reg.Get(ctx, "deployments", api.DefaultNamespace, "web")
 	require.NoError(t, err)
@@ -55,6 +57,17 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	d, err = reg.Update(ctx, d)
 	require.NoError(t, err)
 	noteWrite(t, s, "deployments", d)
+	// A Service and a ConfigMap it owns, as an operator makes them: the
+	// collector follows neither kind, and finds them live.
+	widgetRef := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello",
+		UID: w.GetObjectMeta().UID, Controller: &yes, BlockOwnerDeletion: &yes}
+	svc, err := reg.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: api.DefaultNamespace,
+		OwnerReferences: []api.OwnerReference{widgetRef}}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}})
+	require.NoError(t, err)
+	noteWrite(t, s, "services", svc)
+	_, err = reg.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: api.DefaultNamespace,
+		OwnerReferences: []api.OwnerReference{widgetRef}}, Data: map[string]string{"k": "v"}})
+	require.NoError(t, err)
 	quiesce()
 
 	snap := s.Snapshot()
@@ -69,18 +82,67 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	require.Contains(t, lines, "deployments/default/web metadata.ownerReferences=widgets.example.com/hello\n")
 	require.NoError(t, model.Converged(snap))
 
-	_, err = reg.Delete(ctx, "widgets", api.DefaultNamespace, "hello", api.DeleteOptions{})
+	gone, err := reg.Delete(ctx, "widgets", api.DefaultNamespace, "hello", api.DeleteOptions{})
 	require.NoError(t, err)
+	noteWrite(t, s, "widgets", gone)
+	a, ok := s.NextQuiesceStep()
+	require.True(t, ok)
+	require.Equal(t, "deliver garbage-collector custom", a.String(), "the garbage collector hears of the Widget's deletion")
+	require.Equal(t, "DELETED widgets.example.com/default/hello", s.Step(a).Delivered)
 	quiesce()
 	snap = s.Snapshot()
 	require.NotContains(t, snap.Objects, ref)
-	require.ErrorContains(t, model.Converged(snap), "deployments/default/web is an orphan")
-	require.Contains(t, strings.Join(snap.Lines(), "\n"), "metadata.ownerReferences=widgets.example.com/hello (gone)")
+	require.NoError(t, model.Converged(snap))
+	require.Empty(t, s.Objects(model.KindDeployment), "the Widget's Deployment went with it")
+	require.Empty(t, s.Objects(model.KindService), "and its Service")
+	_, err = reg.Get(ctx, "configmaps", api.DefaultNamespace, "web")
+	require.True(t, api.IsNotFound(err), "and its ConfigMap: %v", err)
 
-	require.NoError(t, reg.CollectCustomGarbageNoting(ctx, func(resource string, o api.Object) { noteWrite(t, s, resource, o) }))
+	// Foreground: the Widget waits for its Deployment.
+	w, err = reg.Create(ctx, &api.CustomObject{TypeMeta: api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
+		ObjectMeta: api.ObjectMeta{Name: "fg", Namespace: api.DefaultNamespace},
+		Content:    map[string]any{"spec": map[string]any{"image": "nginx:1.27"}}})
+	require.NoError(t, err)
+	noteWrite(t, s, "widgets", w)
+	require.NoError(t, s.Step(model.Action{Op: model.OpApply, Key: "fg", N: 1, Image: "nginx"}).Err)
+	d, err = reg.Get(ctx, "deployments", api.DefaultNamespace, "fg")
+	require.NoError(t, err)
+	d.GetObjectMeta().OwnerReferences = []api.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "fg",
+		UID: w.GetObjectMeta().UID, Controller: &yes, BlockOwnerDeletion: &yes}}
+	d, err = reg.Update(ctx, d)
+	require.NoError(t, err)
+	noteWrite(t, s, "deployments", d)
+	quiesce()
+	foreground := api.DeletePropagationForeground
+	marked, err := reg.Delete(ctx, "widgets", api.DefaultNamespace, "fg", api.DeleteOptions{PropagationPolicy: &foreground})
+	require.NoError(t, err)
+	require.Contains(t, marked.GetObjectMeta().Finalizers, "foregroundDeletion")
+	noteWrite(t, s, "widgets", marked)
 	quiesce()
 	require.NoError(t, model.Converged(s.Snapshot()))
-	require.Empty(t, s.Objects(model.KindDeployment), "the Widget's Deployment went with it")
+	require.Empty(t, s.Objects(model.KindDeployment), "the foreground deletion took the Deployment")
+	require.Empty(t, s.Objects(model.KindCustom), "and then the Widget")
+
+	// The namespace controller deletes the custom resources a namespace
+	// holds (and what else it holds of kinds the model lacks), and then the
+	// namespace goes.
+	require.NoError(t, s.Step(model.Action{Op: model.OpCreateNamespace, Key: "team"}).Err)
+	w, err = reg.Create(ctx, &api.CustomObject{TypeMeta: api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
+		ObjectMeta: api.ObjectMeta{Name: "in-team", Namespace: "team"},
+		Content:    map[string]any{"spec": map[string]any{"image": "nginx:1.27"}}})
+	require.NoError(t, err)
+	noteWrite(t, s, "widgets", w)
+	_, err = reg.Create(ctx, &api.Secret{ObjectMeta: api.ObjectMeta{Name: "creds", Namespace: "team"}})
+	require.NoError(t, err)
+	quiesce()
+	require.Len(t, s.Objects(model.KindCustom), 1)
+	require.NoError(t, s.Step(model.Action{Op: model.OpDelete, Kind: model.KindNamespace, Key: "team"}).Err)
+	quiesce()
+	require.Empty(t, s.Objects(model.KindCustom), "the namespace's Widget went with it")
+	_, err = reg.Get(ctx, "secrets", "team", "creds")
+	require.True(t, api.IsNotFound(err), "and its Secret: %v", err)
+	require.Nil(t, s.Snapshot().Objects[model.RefTo(model.KindNamespace, "team")], "the namespace went once empty")
+	require.NoError(t, model.Converged(s.Snapshot()))
 }
 
 // noteWrite tells s of a write made around it, as an operator's are.

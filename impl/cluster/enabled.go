@@ -189,7 +189,7 @@ func (s *Stepped) EnabledFaults() []model.Action {
 
 // Objects returns the stored objects of one kind, projected, in name order.
 func (s *Stepped) Objects(k model.Kind) []model.Obj {
-	lists, _ := s.projected(s.ctx, k.Resource()) // objects that do not project are left out
+	lists, _ := s.projected(s.ctx, listedResource(k)) // objects that do not project are left out
 	if lists == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -19,7 +20,7 @@ import (
 // machines, the clock and the record of writes made.
 type env struct {
 	client client.Client
-	lw     controller.ListWatcher
+	lw     listWatcher
 	uids   *project.UIDs
 	nodes  *nodes
 	clock  controller.Clock
@@ -71,7 +72,24 @@ func (e *env) projectEvent(k model.Kind, obj api.Object) (model.Obj, error) {
 }
 
 func (e *env) newInformer(k model.Kind) *controller.Informer {
-	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: k.Resource(), Clock: e.clock})
+	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: listedResource(k), Clock: e.clock})
+}
+
+// listedResource is what lists and watches kind k: every custom resource
+// at once for KindCustom, whatever CRDs come and go.
+func listedResource(k model.Kind) string {
+	if k == model.KindCustom {
+		return store.AllCustom
+	}
+	return k.Resource()
+}
+
+// kindOf is the model's kind of a resource the registry serves.
+func kindOf(resource string) (model.Kind, bool) {
+	if _, custom := api.LookupCustom(resource); custom {
+		return model.KindCustom, true
+	}
+	return model.KindOf(resource)
 }
 
 // sharedInformer returns the running informer for kind k, starting it the
@@ -119,18 +137,28 @@ func (e *env) written(k model.Kind) int64 {
 	return e.lastWrite[k]
 }
 
-// listWatcher adapts a client.Client to what an informer needs.
-type listWatcher struct{ c client.Client }
+// listWatcher adapts a client.Client to what an informer needs; customs
+// reads store.AllCustom, which a client over HTTP cannot name.
+type listWatcher struct{ c, customs client.Client }
+
+// reader is the client that reads resource.
+func (l listWatcher) reader(resource string) client.Client {
+	if resource == store.AllCustom && l.customs != nil {
+		return l.customs
+	}
+	return l.c
+}
 
 func (l listWatcher) List(ctx context.Context, resource, namespace string, o controller.ListOptions) (api.ListObject, error) {
-	return l.c.List(ctx, resource, namespace, registry.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit, Continue: o.Continue, ResourceVersion: o.ResourceVersion})
+	return l.reader(resource).List(ctx, resource, namespace, registry.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit, Continue: o.Continue, ResourceVersion: o.ResourceVersion})
 }
 
 // Watch shares the apiserver's objects when it can: an informer's cache
 // only reads them.
 func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) (<-chan controller.ListWatchEvent, error) {
-	watch := l.c.Watch
-	if sw, ok := l.c.(client.SharedWatcher); ok {
+	c := l.reader(resource)
+	watch := c.Watch
+	if sw, ok := c.(client.SharedWatcher); ok {
 		watch = sw.WatchShared
 	}
 	in, err := watch(ctx, resource, namespace, rv)
@@ -155,18 +183,14 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 	return out, nil
 }
 
-// resourceObjects lists a resource (a model kind's, or a served custom
-// resource) at revision rv ("" = the latest) and projects it. An object
-// that does not project is left out and the first such failure is
-// returned as unprojected; err is for the list itself. A custom resource
-// whose CRD went since is empty.
+// resourceObjects lists a resource (a model kind's listedResource) at
+// revision rv ("" = the latest) and projects it. An object that does not
+// project is left out and the first such failure is returned as
+// unprojected; err is for the list itself.
 func (e *env) resourceObjects(ctx context.Context, resource, rv string) (objs []model.Obj, unprojected, err error) {
 	// Only projected: the items may be the registry's own (HandOver).
-	list, err := e.client.List(registry.HandOver(ctx), resource, "", registry.ListOptions{ResourceVersion: rv})
+	list, err := e.lw.reader(resource).List(registry.HandOver(ctx), resource, "", registry.ListOptions{ResourceVersion: rv})
 	if err != nil {
-		if _, builtin := model.KindOf(resource); !builtin && api.IsNotFound(err) {
-			return nil, nil, nil
-		}
 		return nil, nil, err
 	}
 	items := list.GetItems()

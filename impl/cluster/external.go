@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/impl/controller"
-	"github.com/converge-dev/converge/model"
 )
 
 // NoteExternalWrite tells the stepped driver that a writer outside its
@@ -12,7 +11,7 @@ import (
 // at rev, so that the components' informers of that kind know an event is
 // coming. Resources the model lacks are nobody's concern here.
 func (s *Stepped) NoteExternalWrite(resource string, rev int64) {
-	if k, ok := model.KindOf(resource); ok {
+	if k, ok := kindOf(resource); ok {
 		s.env.noteWrite(k, rev)
 	}
 }

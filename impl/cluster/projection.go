@@ -10,17 +10,12 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
-// objects projects the store at one revision: the model's kinds, and the
-// custom resources served, which the snapshot holds as opaque objects.
+// objects projects the store at one revision: the model's kinds, custom
+// resources (opaque objects to the model) among them.
 func (s *Stepped) objects(ctx context.Context) (*model.Snapshot, error) {
 	var resources []string
 	for k := range model.Kind(model.NumKinds) {
-		resources = append(resources, k.Resource())
-	}
-	for _, info := range api.Resources() {
-		if _, ok := api.LookupCustom(info.Resource); ok {
-			resources = append(resources, info.Resource)
-		}
+		resources = append(resources, listedResource(k))
 	}
 	lists, err := s.projected(ctx, resources...)
 	if err != nil {
@@ -60,7 +55,7 @@ func (s *Stepped) projected(ctx context.Context, resources ...string) ([][]model
 	}
 	scopes := make([]store.Scope, len(resources))
 	for i, r := range resources {
-		scopes[i] = store.Scope{Resource: r}
+		scopes[i] = store.Scope{Resource: api.StorageName(r)}
 	}
 	fps, rev, err := s.store.Fingerprints(ctx, scopes...)
 	if err != nil {

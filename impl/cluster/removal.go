@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
 )
@@ -19,7 +20,7 @@ import (
 // may be a later one, which only the stepped driver's bookkeeping reads).
 func (w *writer) removalRev(ref model.Ref) (int64, error) {
 	opts := registry.ListOptions{FieldSelector: "metadata.name=" + ref.Name, Limit: 1}
-	l, err := w.c.env.client.List(w.ctx, ref.Kind.Resource(), ref.Namespace, opts)
+	l, err := w.c.env.client.List(w.ctx, project.ResourceOf(ref), ref.Namespace, opts)
 	if err != nil {
 		return 0, fmt.Errorf("cluster: read the revision of %s's removal: %w", ref, err)
 	}

@@ -120,6 +120,10 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 	if c == nil {
 		c = client.Local(registry.New(registry.Config{Store: cfg.Store, Clock: s.clock}))
 	}
+	customs := c // every custom resource at once (store.AllCustom) is read in process
+	if cfg.Client != nil {
+		customs = client.Local(registry.New(registry.Config{Store: cfg.Store, Clock: s.clock}))
+	}
 	uids := project.NewUIDs()
 	runtime := cfg.Runtime
 	if runtime == nil {
@@ -127,7 +131,7 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 		runtime = func(node string) container.Runtime { return fakes.Node(node) }
 	}
 	s.env = &env{
-		client: c, lw: listWatcher{c}, uids: uids, clock: controller.RealClock,
+		client: c, lw: listWatcher{c: c, customs: customs}, uids: uids, clock: controller.RealClock,
 		now: s.logical.Load, decisions: cfg.Decisions,
 		report:  s.report,
 		stepped: stepped,
@@ -264,7 +268,11 @@ func (s *Stepped) step(a model.Action) model.Result {
 			return model.Result{Err: fmt.Errorf("%w: %s: %v", ErrTimeout, a, err)}
 		}
 		m := ev.Object.GetObjectMeta()
-		return model.Result{Delivered: ev.Type + " " + a.Kind.Resource() + "/" + model.Key(m.Namespace, m.Name)}
+		what := a.Kind.Resource() + "/" + model.Key(m.Namespace, m.Name)
+		if o, err := s.env.projectEvent(a.Kind, ev.Object); err == nil {
+			what = model.RefOf(o).String() // a custom resource's names its type
+		}
+		return model.Result{Delivered: ev.Type + " " + what}
 	case model.OpRelist:
 		for _, k := range c.kinds {
 			var at int64

@@ -73,7 +73,9 @@ func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored
 		}
 	}
 	w.writes = append(w.writes, wr)
-	w.c.env.noteWrite(ref.Kind, wr.Rev)
+	if k, followed := kindOf(project.ResourceOf(ref)); followed { // a ConfigMap's write has no informer to wait for
+		w.c.env.noteWrite(k, wr.Rev)
+	}
 	if rec := w.c.env.events; rec != nil && wr.Err == nil && err == nil {
 		rec.observe(w.c.name, wr, stored)
 	}
@@ -102,7 +104,7 @@ func (w *writer) template(o model.Obj) api.Object {
 			return t
 		}
 	}
-	t, err := w.c.env.client.Get(w.ctx, ow.Kind.Resource(), m.Namespace, ow.Name)
+	t, err := w.c.env.client.Get(w.ctx, project.ResourceOf(model.OwnerRef(m)), m.Namespace, ow.Name)
 	if err != nil {
 		return nil
 	}
@@ -202,7 +204,7 @@ func (w *writer) base(o model.Obj) (api.Object, error) {
 			return b, nil
 		}
 	}
-	return w.c.env.client.Get(w.ctx, o.Kind().Resource(), m.Namespace, m.Name)
+	return w.c.env.client.Get(w.ctx, project.ResourceOf(model.RefOf(o)), m.Namespace, m.Name)
 }
 
 func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
@@ -309,7 +311,7 @@ func (w *writer) delete(o model.Obj, p model.Propagation, grace *int64) int64 {
 	if policy, ok := propagationPolicies[p]; ok {
 		opts.PropagationPolicy = &policy
 	}
-	stored, err := w.c.env.client.Delete(w.ctx, o.Kind().Resource(), model.MetaOf(o).Namespace, model.MetaOf(o).Name, opts)
+	stored, err := w.c.env.client.Delete(w.ctx, project.ResourceOf(model.RefOf(o)), model.MetaOf(o).Namespace, model.MetaOf(o).Name, opts)
 	if err != nil || stored == nil {
 		return w.record(model.VerbDelete, model.RefOf(o), o, nil, true, err)
 	}

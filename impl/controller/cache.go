@@ -95,7 +95,7 @@ func (c *Cache) ByIndex(index, value string) ([]api.Object, error) {
 func (c *Cache) put(obj api.Object) (api.Object, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := KeyOf(obj)
+	k := cacheKey(obj)
 	old, had := c.objs[k]
 	if had {
 		c.unindex(k, old)
@@ -111,7 +111,7 @@ func (c *Cache) put(obj api.Object) (api.Object, bool) {
 func (c *Cache) remove(obj api.Object) (api.Object, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := KeyOf(obj)
+	k := cacheKey(obj)
 	old, had := c.objs[k]
 	if had {
 		c.unindex(k, old)
@@ -130,7 +130,7 @@ func (c *Cache) replace(objs []api.Object) map[string]api.Object {
 		c.indices[name] = map[string]map[string]struct{}{}
 	}
 	for _, o := range objs {
-		k := KeyOf(o)
+		k := cacheKey(o)
 		c.objs[k] = o
 		for name := range c.indexers {
 			c.indexOne(name, k, o)
@@ -172,4 +172,15 @@ func sortObjects(objs []api.Object) {
 func compareObjects(a, b api.Object) int {
 	am, bm := a.GetObjectMeta(), b.GetObjectMeta()
 	return cmp.Or(cmp.Compare(am.Namespace, bm.Namespace), cmp.Compare(am.Name, bm.Name))
+}
+
+// cacheKey is obj's key in a cache: namespace/name (Key), but a custom
+// resource's is prefixed with its apiVersion and kind, since one informer
+// follows every custom resource (store.AllCustom) and two kinds may share
+// a name. Get finds the built-ins, which no such informer holds.
+func cacheKey(obj api.Object) string {
+	if c, ok := obj.(*api.CustomObject); ok {
+		return c.APIVersion + "/" + c.Kind + "/" + KeyOf(obj)
+	}
+	return KeyOf(obj)
 }

@@ -183,14 +183,14 @@ func (i *Informer) replaceCache(objs []api.Object, rev int64) []ListWatchEvent {
 	old := i.cache.replace(objs)
 	var evs []ListWatchEvent
 	for _, o := range objs {
-		prev, had := old[KeyOf(o)]
+		prev, had := old[cacheKey(o)]
 		switch {
 		case !had:
 			evs = append(evs, ListWatchEvent{Type: Added, Object: o, Rev: rev})
 		case prev.GetObjectMeta().ResourceVersion != o.GetObjectMeta().ResourceVersion:
 			evs = append(evs, ListWatchEvent{Type: Modified, Object: o, Rev: rev})
 		}
-		delete(old, KeyOf(o))
+		delete(old, cacheKey(o))
 	}
 	for _, o := range old {
 		evs = append(evs, ListWatchEvent{Type: Deleted, Object: o, Rev: rev})

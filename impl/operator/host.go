@@ -24,6 +24,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/store"
 )
@@ -425,7 +426,7 @@ func (h *Host) Sync() error {
 	}
 	scopes := make([]store.Scope, len(infs))
 	for n, i := range infs {
-		scopes[n] = store.Scope{Resource: i.inner.Resource()}
+		scopes[n] = store.Scope{Resource: api.StorageName(i.inner.Resource())}
 	}
 	deadline := time.Now().Add(h.cfg.Timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.Timeout)

@@ -83,3 +83,37 @@ func widgetDeployment() (api.OwnerReference, *api.Deployment) {
 	api.Default(d)
 	return widget, d
 }
+
+// An object of a built-in kind the model lacks projects as an opaque
+// object named by its resource, its owner as any object's; Apply writes
+// back only its metadata (the garbage collector's orphaning) and keeps
+// its body.
+func TestKindsTheModelLacksAreOpaque(t *testing.T) {
+	uids := NewUIDs()
+	_, d := widgetDeployment()
+	dep, err := ToModel(d, uids) // the owner, for its uid
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	cm := &api.ConfigMap{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: api.ObjectMeta{Name: "cfg", Namespace: "default", OwnerReferences: []api.OwnerReference{
+			{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID, Controller: &yes}}},
+		Data: map[string]string{"k": "v"}}
+	o, err := ToModel(cm, uids)
+	require.NoError(t, err)
+	c, ok := o.(*model.Custom)
+	require.True(t, ok, "%T", o)
+	require.Equal(t, "configmaps", c.Type)
+	require.Equal(t, `{"data":{"k":"v"}}`, c.Body)
+	require.Equal(t, model.Owner{Kind: model.KindDeployment, Name: d.Name, UID: model.MetaOf(dep).UID}, c.Owner)
+	require.Equal(t, "configmaps", ResourceOf(model.RefOf(c)))
+
+	orphaned := *c
+	orphaned.Owner = model.Owner{}
+	back, err := Apply(cm, &orphaned, uids)
+	require.NoError(t, err)
+	require.Empty(t, back.GetObjectMeta().OwnerReferences)
+	require.Equal(t, cm.Data, back.(*api.ConfigMap).Data)
+	require.Len(t, cm.OwnerReferences, 1, "Apply left its base alone")
+}

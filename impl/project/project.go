@@ -61,7 +61,7 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 	case *api.CustomObject:
 		o, err = customToModel(x, m)
 	default:
-		return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, obj)
+		o, err = otherToModel(obj, m)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%T %s: %w", obj, m.Name, err)
@@ -115,7 +115,10 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 	case *api.Namespace:
 		out, err = applyAs(b, o, applyNamespace)
 	default:
-		return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, base)
+		if _, opaque := o.(*model.Custom); !opaque {
+			return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, base)
+		}
+		out = api.DeepCopy(base) // the model writes only an opaque object's metadata
 	}
 	if err != nil {
 		return nil, err

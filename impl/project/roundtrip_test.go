@@ -163,7 +163,7 @@ func TestErrors(t *testing.T) {
 		{"name mismatch", second(Apply(svc, &model.Service{Meta: model.Meta{Namespace: "default", Name: "t"}}, uids)), ErrMismatch},
 		{"nil base", second(Apply((*api.Service)(nil), &model.Service{}, uids)), ErrMismatch},
 		{"nil object", second(ToModel((*api.Pod)(nil), uids)), ErrUnsupported},
-		{"configmap kind", second(ToModel(&api.ConfigMap{}, uids)), ErrUnsupported},
+		{"a subresource's body", second(ToModel(&api.Scale{}, uids)), ErrUnsupported},
 		{"bad resourceVersion", second(ToModel(&api.Service{ObjectMeta: api.ObjectMeta{ResourceVersion: "x1"}}, uids)), ErrUnsupported},
 		{"bad podCIDR", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "10.244.1.0/24"}}, uids)), ErrUnsupported},
 		{"padded podCIDR", second(ToModel(&api.Node{Spec: api.NodeSpec{PodCIDR: "127.100.01.0/24"}}, uids)), ErrUnsupported},

@@ -261,3 +261,12 @@ func equalCRDStatus(a, b *apiextensionsv1.CustomResourceDefinitionStatus) bool {
 // UnserveCRDs stops serving the CRDs this registry serves, as the end of
 // RunCRDs does: for a harness that installed them with InstallCRDs alone.
 func (r *Registry) UnserveCRDs() { r.unserveAll() }
+
+// ignoreGone: an object that went or changed meanwhile is looked at again
+// on the next pass.
+func ignoreGone(err error) error {
+	if api.IsNotFound(err) || api.IsConflict(err) {
+		return nil
+	}
+	return err
+}

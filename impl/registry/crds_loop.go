@@ -14,14 +14,11 @@ const crdRetry = 200 * time.Millisecond
 
 // RunCRDs is the driver of SyncCRD, as upstream's apiextensions
 // controllers run in kube-apiserver: it serves every stored CRD, then
-// follows their changes until ctx ends. Beside it runs the garbage
-// collection of what involves custom resources (RunCustomGC). Run it once
-// per control plane, beside the apiserver that serves the custom
-// resources.
+// follows their changes until ctx ends. Run it once per control plane,
+// beside the apiserver that serves the custom resources. (The control
+// plane's garbage collector and namespace controller follow custom
+// resources as any object.)
 func (r *Registry) RunCRDs(ctx context.Context) {
-	gcDone := make(chan struct{})
-	go func() { defer close(gcDone); r.RunCustomGC(ctx) }()
-	defer func() { <-gcDone }()
 	defer r.unserveAll() // a control plane that ends serves nothing more
 	for ctx.Err() == nil {
 		rv, err := r.syncAllCRDs(ctx)

@@ -100,7 +100,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	if isDryRun(ctx) {
 		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
-	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
+	key := storeKey(info, m.Namespace, m.Name)
 	pending := r.startWrite(key, value, obj)
 	rev, err := r.store.Create(ctx, key, value)
 	if err != nil {
@@ -127,13 +127,13 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		value, err := encode(obj)
 		if err == nil && !isDryRun(ctx) {
 			r.recent.abandon(pending) // the name before was taken
-			key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: name}
+			key := storeKey(info, m.Namespace, name)
 			pending = r.startWrite(key, value, obj)
 		}
 		return value, err
 	}
 	if isDryRun(ctx) {
-		name, err := r.store.NextGeneratedName(ctx, info.Resource, m.Namespace, m.GenerateName)
+		name, err := r.store.NextGeneratedName(ctx, storageResource(info), m.Namespace, m.GenerateName)
 		if err != nil {
 			return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.GenerateName)
 		}
@@ -143,7 +143,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 		m.Name = name
 		return obj, store.Object{}, nil
 	}
-	so, err := r.store.CreateGenerated(ctx, info.Resource, m.Namespace, m.GenerateName, render)
+	so, err := r.store.CreateGenerated(ctx, storageResource(info), m.Namespace, m.GenerateName, render)
 	if err != nil {
 		var se *api.StatusError
 		if errors.As(err, &se) {
@@ -156,7 +156,7 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 
 // absent is a dry-run create's AlreadyExists check.
 func (r *Registry) absent(ctx context.Context, info api.ResourceInfo, namespace, name string) error {
-	_, err := r.store.Get(ctx, store.Key{Resource: info.Resource, Namespace: namespace, Name: name})
+	_, err := r.store.Get(ctx, storeKey(info, namespace, name))
 	switch {
 	case err == nil:
 		return api.NewAlreadyExists(info.GroupResource(), name)

@@ -41,7 +41,7 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		}
 	}
 	gr := info.GroupResource()
-	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
+	key := storeKey(info, namespace, name)
 	force := opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds == 0
 	for {
 		old, rev, err := r.get(ctx, info, namespace, name)

@@ -84,7 +84,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 		}
 		if obj == nil {
 			var err error
-			if obj, err = r.recent.decode(resource, o, false); err != nil {
+			if obj, err = r.recent.decode(registryResource(o.Key.Resource), o, false); err != nil {
 				return false, err
 			}
 		}
@@ -97,7 +97,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 	if err != nil {
 		return nil, err
 	}
-	list, err := api.NewList(resource)
+	list, err := newList(resource)
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
@@ -190,7 +190,7 @@ func (r *Registry) listStored(ctx context.Context, q listQuery, keep func(store.
 	var listRev, kept int64
 	var remaining *int64
 	for {
-		page, err := r.store.ListPage(ctx, q.info.Resource, q.namespace, so)
+		page, err := r.store.ListPage(ctx, storageResource(q.info), q.namespace, so)
 		if err != nil {
 			return 0, "", nil, storeError(ctx, err, q.info.GroupResource(), "")
 		}

@@ -33,10 +33,30 @@ func encode(obj api.Object) ([]byte, error) {
 	return b, nil
 }
 
+// newObject is an empty object of a stored resource. One the table does
+// not know is a custom resource whose CRD went meanwhile (the events of
+// its last deletions reach the watches after the CRD's own): its stored
+// value names its kind.
+func newObject(resource string) (api.Object, error) {
+	if obj, err := api.New(resource); err == nil {
+		return obj, nil
+	}
+	return &api.CustomObject{}, nil
+}
+
+// newList is an empty list of resource; store.AllCustom's holds custom
+// resources of any kind.
+func newList(resource string) (api.ListObject, error) {
+	if resource == store.AllCustom {
+		return &api.CustomObjectList{}, nil
+	}
+	return api.NewList(resource)
+}
+
 // decode reads a stored value of resource. It is not strict: the values
 // were written by encode.
 func decode(resource string, value []byte, rev int64) (api.Object, error) {
-	obj, err := api.New(resource)
+	obj, err := newObject(resource)
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
@@ -44,7 +64,9 @@ func decode(resource string, value []byte, rev int64) (api.Object, error) {
 	if err := json.Unmarshal(value, obj); err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("registry: decode stored %s: %w", resource, err))
 	}
-	*obj.GetTypeMeta() = tm
+	if tm.Kind != "" { // not a custom resource whose CRD went: its value names its kind
+		*obj.GetTypeMeta() = tm
+	}
 	obj.GetObjectMeta().ResourceVersion = formatRV(rev)
 	return obj, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,7 +70,7 @@ func (r *Registry) get(ctx context.Context, info api.ResourceInfo, namespace, na
 	if name == "" {
 		return nil, 0, api.NewBadRequest(fmt.Sprintf("registry: %s: name is required", info.Resource))
 	}
-	key := store.Key{Resource: info.Resource, Namespace: namespace, Name: name}
+	key := storeKey(info, namespace, name)
 	so, err := r.store.Get(ctx, key)
 	if err != nil {
 		return nil, 0, storeError(ctx, err, info.GroupResource(), name)
@@ -87,8 +88,31 @@ func (r *Registry) get(ctx context.Context, info api.ResourceInfo, namespace, na
 // every request.
 var infosByResource, infosByType sync.Map // string or reflect.Type -> api.ResourceInfo
 
+// allCustom is store.AllCustom as a collection: every custom resource, in
+// every namespace and none, listed and watched at once (only in process:
+// no client over HTTP can name it).
+var allCustom = api.ResourceInfo{Resource: store.AllCustom, Namespaced: true, Kind: "CustomObject", ListKind: "CustomObjectList"}
+
+// storageResource is the store's name of info's resource (api.StorageName).
+func storageResource(info api.ResourceInfo) string { return api.StorageName(info.Resource) }
+
+// registryResource is the registry's name of a resource the store names:
+// a custom resource's plural (which holds no dot).
+func registryResource(stored string) string {
+	plural, _, _ := strings.Cut(stored, ".")
+	return plural
+}
+
+// storeKey is the store's key of an object of info's resource.
+func storeKey(info api.ResourceInfo, namespace, name string) store.Key {
+	return store.Key{Resource: storageResource(info), Namespace: namespace, Name: name}
+}
+
 // lookup finds the table entry of a stored resource.
 func lookup(resource string) (api.ResourceInfo, error) {
+	if resource == store.AllCustom {
+		return allCustom, nil
+	}
 	if c, ok := api.LookupCustom(resource); ok {
 		return c.Info, nil // not cached: a CRD may change or go
 	}

@@ -56,7 +56,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 	if err != nil {
 		return nil, err
 	}
-	key := store.Key{Resource: info.Resource, Namespace: m.Namespace, Name: m.Name}
+	key := storeKey(info, m.Namespace, m.Name)
 	if _, ok := in.(*api.Service); ok {
 		r.allocMu.Lock() // node ports are checked against the other Services
 		defer r.allocMu.Unlock()

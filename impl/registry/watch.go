@@ -62,9 +62,9 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	src := r.store.Watch(wctx, resource, namespace, from)
+	src := r.store.Watch(wctx, storageResource(info), namespace, from)
 	out := make(chan ObjectEvent)
-	open := r.watches(resource)
+	open := r.watches(storageResource(info))
 	open.Add(1)
 	go func() {
 		defer close(out)
@@ -108,7 +108,7 @@ func (r *Registry) watches(resource string) *atomic.Int64 {
 // watch's event will want it. With none, the copy would as often as not
 // be made for nothing, as for an HTTP client's create.
 func (r *Registry) startWrite(k store.Key, value []byte, obj api.Object) *pendingWrite {
-	if r.watches(k.Resource).Load() > 0 {
+	if r.watches(k.Resource).Load() > 0 || store.IsCustom(k.Resource) && r.watches(store.AllCustom).Load() > 0 {
 		return r.recent.startWrite(k, value, obj)
 	}
 	return nil
@@ -120,11 +120,12 @@ func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev sto
 		return ObjectEvent{Type: EventError, Err: storeError(ctx, sev.Err, info.GroupResource(), "")}
 	}
 	o := sev.Object
+	resource := registryResource(o.Key.Resource) // info's, but for store.AllCustom
 	var obj api.Object
 	var err error
 	if len(o.Value) == 0 && sev.Type == store.Deleted {
 		// etcd had no previous value to give: name the object at least.
-		obj, err = api.New(info.Resource)
+		obj, err = newObject(resource)
 		if err == nil {
 			m := obj.GetObjectMeta()
 			m.Name, m.Namespace, m.ResourceVersion = o.Key.Name, o.Key.Namespace, formatRV(o.Rev)
@@ -132,11 +133,11 @@ func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev sto
 	} else if sev.Type == store.Deleted {
 		// A DELETED event's value is the one before its revision: not
 		// the key's value at that revision, so it is not kept.
-		obj, err = decode(info.Resource, o.Value, o.Rev)
+		obj, err = decode(resource, o.Value, o.Rev)
 	} else if shared {
-		obj, err = r.recent.view(info.Resource, o)
+		obj, err = r.recent.view(resource, o)
 	} else {
-		obj, err = r.recent.decode(info.Resource, o, true)
+		obj, err = r.recent.decode(resource, o, true)
 	}
 	if err != nil {
 		return ObjectEvent{Type: EventError, Err: storeError(ctx, err, info.GroupResource(), o.Key.Name)}

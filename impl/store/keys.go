@@ -25,6 +25,9 @@ func validateKey(k Key) error {
 	if err := validateScope(k.Resource, k.Namespace); err != nil {
 		return err
 	}
+	if k.Resource == AllCustom {
+		return fmt.Errorf("%w: %s names no object's resource", ErrInvalid, AllCustom)
+	}
 	if k.Name == "" {
 		return fmt.Errorf("%w: %s: empty name", ErrInvalid, k)
 	}
@@ -44,16 +47,39 @@ func validateScope(resource, namespace string) error {
 	if strings.Contains(namespace, "/") {
 		return fmt.Errorf("%w: namespace %q contains '/'", ErrInvalid, namespace)
 	}
+	if resource == AllCustom && namespace != "" {
+		return fmt.Errorf("%w: %s spans every namespace", ErrInvalid, AllCustom)
+	}
 	return nil
 }
+
+// AllCustom names every custom resource at once, as a scope to list,
+// watch or fingerprint (never a key's resource): a component that
+// follows custom resources needs one stream in revision order, whatever
+// CRDs come and go. No Kubernetes resource name holds a '*'.
+const AllCustom = "*custom"
+
+// customPrefix holds every custom resource (a resource whose name is
+// "plural.group", as no built-in's is), so that AllCustom is one prefix.
+const customPrefix = "/registry/custom/"
+
+// IsCustom says whether resource is a custom resource's full name.
+func IsCustom(resource string) bool { return strings.Contains(resource, ".") }
 
 // scopePrefix is the etcd prefix of every object of resource in namespace
 // (all namespaces when ""), ending in '/' so "pods/a" never matches "pods/ab".
 func (s *Store) scopePrefix(resource, namespace string) string {
-	if namespace == "" {
-		return s.prefix + "/registry/" + resource + "/"
+	base := s.prefix + "/registry/" + resource + "/"
+	switch {
+	case resource == AllCustom:
+		return s.prefix + customPrefix
+	case IsCustom(resource):
+		base = s.prefix + customPrefix + resource + "/"
 	}
-	return s.prefix + "/registry/" + resource + "/" + namespace + "/"
+	if namespace == "" {
+		return base
+	}
+	return base + namespace + "/"
 }
 
 func (s *Store) objectKey(k Key) string {
@@ -73,6 +99,9 @@ func (s *Store) counterKey(resource, namespace, generatePrefix string) string {
 // remainder is "namespace/name" or, cluster-scoped, "name".
 func (s *Store) parseKey(resource string, etcdKey []byte) Key {
 	rest := strings.TrimPrefix(string(etcdKey), s.scopePrefix(resource, ""))
+	if resource == AllCustom { // "resource/namespace/name" or "resource/name"
+		resource, rest, _ = strings.Cut(rest, "/")
+	}
 	if ns, name, ok := strings.Cut(rest, "/"); ok {
 		return Key{Resource: resource, Namespace: ns, Name: name}
 	}
