@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	goruntime "runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -38,26 +39,93 @@ func (r *operatorRun) differential() {
 // inputs. A run is deterministic, so it is kept for the next check with
 // the same inputs: shrinking replays many.
 func (r *operatorRun) referenceState(inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
-	key := compactJSON(inputs) + compactJSON(kinds)
+	key := referenceKey(inputs, kinds)
 	if want, ok := r.shared.reference(key); ok {
 		return want
 	}
-	ref := newOperatorRun(r.rt, r.t, r.op, r.shared)
+	if a := r.ahead; a != nil && a.key == key {
+		<-a.done
+		if a.failure != "" {
+			r.rt.Fatal(a.failure) // the reference run's own account, steps and trace
+		}
+		r.shared.keepReference(key, a.want)
+		return a.want
+	}
+	want := r.runReference(r.rt, inputs, kinds)
+	r.shared.keepReference(key, want)
+	return want
+}
+
+func referenceKey(inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) string {
+	return compactJSON(inputs) + compactJSON(kinds)
+}
+
+// startReference starts the reference run on a goroutine of its own, with
+// the inputs as the faults end, while this run quiesces: the quiesce
+// settles what the inputs asked for and rarely changes them, and the two
+// runs then share the machine's cores. If the inputs did change, the
+// differential runs the reference of the final ones itself.
+func (r *operatorRun) startReference() {
+	if r.reference {
+		return
+	}
+	inputs, kinds := r.finalInputs(), r.host.Watched()
+	key := referenceKey(inputs, kinds)
+	if _, ok := r.shared.reference(key); ok {
+		return
+	}
+	a := &referenceAhead{key: key, done: make(chan struct{})}
+	r.ahead = a
+	go func() {
+		defer close(a.done)
+		f := &referenceFailure{}
+		defer func() { a.failure = f.msg }() // also when Fatal ended the goroutine
+		a.want = r.runReference(f, inputs, kinds)
+	}()
+}
+
+// referenceAhead is a reference run under way: its end state, or the
+// failure that ended it, once done is closed.
+type referenceAhead struct {
+	key     string
+	done    chan struct{}
+	want    map[string]map[string]any
+	failure string
+}
+
+// referenceFailure is a reference run's fataler on its own goroutine: it
+// keeps the failure and ends the goroutine, as rapid.T.Fatal ends a check.
+type referenceFailure struct{ msg string }
+
+func (f *referenceFailure) Helper() {}
+
+func (f *referenceFailure) Fatal(args ...any) {
+	f.msg = fmt.Sprint(args...)
+	goruntime.Goexit()
+}
+
+func (f *referenceFailure) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	goruntime.Goexit()
+}
+
+// runReference is the fault-free sequential run of inputs, to the masked
+// state of kinds; its failures go to rt.
+func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
+	ref := newOperatorRun(rt, r.t, r.op, r.shared)
 	defer ref.close()
 	ref.faults = false
 	ref.reference = true
 	for _, in := range inputs {
 		in = in.DeepCopy()
 		ref.record("user", "create", strings.ToLower(in.GetKind())+"/"+client.ObjectKeyFromObject(in).String(), compactJSON(in.Object["spec"]), nil)
-		if err := ref.user.Create(r.ctx, in); err != nil {
-			r.fail("differential: the reference run cannot create %s: %v", client.ObjectKeyFromObject(in), err)
+		if err := ref.user.Create(ref.ctx, in); err != nil {
+			ref.fail("cannot create %s: %v", client.ObjectKeyFromObject(in), err)
 		}
 		ref.sync()
 	}
 	ref.quiesce()
-	want := ref.state(kinds)
-	r.shared.keepReference(key, want)
-	return want
+	return ref.state(kinds)
 }
 
 // operatorShared is what the checks of one property share: the reference

@@ -42,7 +42,7 @@ type customKind struct {
 // operatorRun is one interleaving: a stepped control plane, the CRDs, the
 // operator, and the steps taken so far.
 type operatorRun struct {
-	rt     *rapid.T
+	rt     fataler
 	t      testing.TB
 	op     Operator
 	shared *operatorShared
@@ -62,6 +62,16 @@ type operatorRun struct {
 	// reference marks the fault-free run the differential oracle compares
 	// with; its failures are the harness's.
 	reference bool
+	// ahead is the reference run started while this run quiesces.
+	ahead *referenceAhead
+}
+
+// fataler is where a run's failures go: rapid's T for a check, or, for a
+// reference run on a goroutine of its own, a referenceFailure.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
 
 // runOperator is the property CheckOperator checks.
@@ -74,7 +84,7 @@ func runOperator(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared)
 	r.end()
 }
 
-func newOperatorRun(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared) *operatorRun {
+func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShared) *operatorRun {
 	if op.Scheme == nil || op.Setup == nil || op.CRDs == "" {
 		rt.Fatalf("properties: an Operator needs CRDs, a Scheme and Setup")
 	}
@@ -132,6 +142,9 @@ func newOperatorRun(rt *rapid.T, t testing.TB, op Operator, shared *operatorShar
 }
 
 func (r *operatorRun) close() {
+	if r.ahead != nil {
+		<-r.ahead.done // a failed check does not leave it running into the next
+	}
 	if r.host != nil {
 		r.host.Close()
 	}
@@ -585,6 +598,7 @@ func (r *operatorRun) end() {
 	for _, a := range r.s.Recovery() {
 		r.apply(a)
 	}
+	r.startReference()
 	r.quiesce()
 	snap := r.s.Snapshot()
 	if err := cmp.Or(model.Converged(snap), nothingTerminating(snap)); err != nil {

@@ -106,6 +106,14 @@ spec:
   template:
     metadata: {labels: {app: WIDGET}}
     spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: WIDGET-config
+  ownerReferences:
+  - {apiVersion: example.com/v1, kind: Widget, name: WIDGET, uid: UID, controller: true, blockOwnerDeletion: true}
+data: {k: v}
 `)
 		p = filepath.Join(t.TempDir(), widget+"-web.yaml")
 		if err := os.WriteFile(p, []byte(d), 0o600); err != nil {
@@ -127,7 +135,7 @@ spec:
 	// Background (kubectl's default): the widget goes at once, then what it owns.
 	dep := owned("bg")
 	kubectl(t, kc, "delete", "widget", "bg")
-	if !gone("get", "deployment", dep) || !gone("get", "pods", "-l", "app=bg") {
+	if !gone("get", "deployment", dep) || !gone("get", "pods", "-l", "app=bg") || !gone("get", "configmap", "bg-config") {
 		t.Fatalf("background: %s", kubectl(t, kc, "get", "deploy,rs,pods"))
 	}
 
@@ -137,7 +145,7 @@ spec:
 	if out := kubectl(t, kc, "get", "deployment", dep, "--ignore-not-found", "-o", "name"); out != "" {
 		t.Fatalf("foreground: the widget went before its deployment: %s", out)
 	}
-	if !gone("get", "pods", "-l", "app=fg") {
+	if !gone("get", "pods", "-l", "app=fg") || !gone("get", "configmap", "fg-config") {
 		t.Fatalf("foreground: %s", kubectl(t, kc, "get", "deploy,rs,pods"))
 	}
 
@@ -149,5 +157,8 @@ spec:
 	}
 	if refs := kubectl(t, kc, "get", "deployment", dep, "-o", "jsonpath={.metadata.ownerReferences}"); refs != "" {
 		t.Fatalf("orphan: the deployment still names its owner: %s", refs)
+	}
+	if refs := kubectl(t, kc, "get", "configmap", "or-config", "-o", "jsonpath={.metadata.ownerReferences}"); refs != "" {
+		t.Fatalf("orphan: the configmap still names its owner: %s", refs)
 	}
 }

@@ -1,9 +1,13 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"strconv"
+	"time"
 
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/controller"
 	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/model"
@@ -14,11 +18,41 @@ import (
 // an update with the update's object at the revision it was judged against
 // (Store.Update's deleteWithoutFinalizers), so the answer does not carry
 // the deletion's revision, which the model's write has and for which the
-// stepped driver waits on the informers. The writer reads the revision the
-// store is at, as a list's resourceVersion: the stepped driver writes
-// nothing in between, so it is the deletion's (in the running driver it
-// may be a later one, which only the stepped driver's bookkeeping reads).
-func (w *writer) removalRev(ref model.Ref) (int64, error) {
+// stepped driver waits on the informers. The writer reads it from a watch
+// of the object's resource from the answer's revision: the first deletion
+// of the object after it. (The revision the store is at would do only
+// while nothing else writes to the etcd: other clusters on one etcd, a
+// check's reference run beside it, move it on.) When that revision is
+// compacted away, the store's revision is all there is.
+func (w *writer) removalRev(ref model.Ref, answered int64) (int64, error) {
+	ctx, cancel := context.WithTimeout(w.ctx, removalWait)
+	defer cancel()
+	events, err := w.c.env.lw.Watch(ctx, project.ResourceOf(ref), ref.Namespace, strconv.FormatInt(answered, 10))
+	if api.IsResourceExpired(err) {
+		return w.storeRev(ref)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cluster: read the revision of %s's removal: %w", ref, err)
+	}
+	for ev := range events {
+		if api.IsResourceExpired(ev.Err) {
+			return w.storeRev(ref)
+		}
+		if ev.Err != nil {
+			return 0, fmt.Errorf("cluster: read the revision of %s's removal: %w", ref, ev.Err)
+		}
+		if ev.Type == controller.Deleted && ev.Object != nil && ev.Object.GetObjectMeta().Name == ref.Name {
+			return ev.Rev, nil
+		}
+	}
+	return 0, fmt.Errorf("cluster: read the revision of %s's removal: no deletion after revision %d (%w)", ref, answered, ctx.Err())
+}
+
+// removalWait bounds the wait for a removal's event, which has happened.
+const removalWait = 10 * time.Second
+
+// storeRev is the revision the store is at, as a list's resourceVersion.
+func (w *writer) storeRev(ref model.Ref) (int64, error) {
 	opts := registry.ListOptions{FieldSelector: "metadata.name=" + ref.Name, Limit: 1}
 	l, err := w.c.env.client.List(w.ctx, project.ResourceOf(ref), ref.Namespace, opts)
 	if err != nil {

@@ -60,7 +60,7 @@ func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored
 		wr.Rev = revOf(stored)
 		if final && verb != model.VerbDelete { // see removalRev
 			var rerr error
-			if wr.Rev, rerr = w.removalRev(ref); rerr != nil {
+			if wr.Rev, rerr = w.removalRev(ref, wr.Rev); rerr != nil {
 				wr.Err = rerr
 			}
 		}

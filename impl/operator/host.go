@@ -335,7 +335,7 @@ func (h *Host) before(req *http.Request) (*http.Response, error) {
 // after counts the operator's writes that landed, tells the cluster, and
 // looks for churn.
 func (h *Host) after(req *http.Request, resp *http.Response, body []byte) {
-	if !h.noter.note(req, resp) {
+	if !h.noter.note(req, resp, body) {
 		return
 	}
 	h.mu.Lock()
