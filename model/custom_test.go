@@ -170,6 +170,38 @@ func TestGarbageCollectorAndNamespaceControllerTreatCustomResourcesAsAnyObject(t
 	}
 }
 
+// A Service that a custom resource controls is in no view of the
+// collector's: when the owner's deletion is missed (the collector crashed
+// and relisted after it), its relist still finds the Service live.
+func TestGarbageCollectorFindsWhatAGoneCustomOwnerLeftAtItsRelist(t *testing.T) {
+	st := New(Config{})
+	w := &Custom{Meta: Meta{Name: "w", Namespace: "default"}, Type: "widgets.example.com", Body: `{}`}
+	if _, err := st.store.create(w); err != nil {
+		t.Fatal(err)
+	}
+	svc := &Service{Meta: Meta{Name: "w", Namespace: "default", Owner: Owner{Kind: KindCustom, Type: w.Type, Name: w.Name, UID: w.UID}}}
+	if _, err := st.store.create(svc); err != nil {
+		t.Fatal(err)
+	}
+	st.undelivered = 0
+	if _, err := st.Quiesce(500); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := st.store.delete(RefOf(w), -1, PropagateBackground, false); err != nil {
+		t.Fatal(err)
+	}
+	st.undelivered = 0
+	if r := st.Step(Action{Op: OpCrash, Who: GarbageCollector}); r.Err != nil { // before it hears of the deletion
+		t.Fatal(r.Err)
+	}
+	if _, err := st.Quiesce(500); err != nil {
+		t.Fatal(err)
+	}
+	if st.Get(RefOf(svc)) != nil {
+		t.Fatal("the Service of a Widget that went while the collector was down is still there")
+	}
+}
+
 // A view keys custom resources by type: a Widget and a Gadget of one
 // name are two objects, and the garbage collector's queue keys read back.
 func TestViewsKeepCustomTypesApart(t *testing.T) {
