@@ -113,6 +113,14 @@ func StorageName(resource string) string {
 	return resource
 }
 
+// ResourceNamed is the resource a full name stands for: StorageName's
+// inverse, and the plural of a kubectl-style "plural.group" (no plural
+// holds a dot).
+func ResourceNamed(full string) string {
+	plural, _, _ := strings.Cut(full, ".")
+	return plural
+}
+
 // LookupCustom finds a custom resource by its plural name.
 func LookupCustom(resource string) (CustomResource, bool) {
 	e, ok := customSnapshot()[resource]

@@ -3,7 +3,6 @@ package project
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -75,8 +74,7 @@ var knownTypes sync.Map
 // plural, its type less the group.
 func ResourceOf(r model.Ref) string {
 	if r.Kind == model.KindCustom {
-		plural, _, _ := strings.Cut(r.Type, ".")
-		return plural
+		return api.ResourceNamed(r.Type)
 	}
 	return r.Kind.Resource()
 }

@@ -84,7 +84,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 		}
 		if obj == nil {
 			var err error
-			if obj, err = r.recent.decode(registryResource(o.Key.Resource), o, false); err != nil {
+			if obj, err = r.recent.decode(api.ResourceNamed(o.Key.Resource), o, false); err != nil {
 				return false, err
 			}
 		}

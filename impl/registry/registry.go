@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,13 +94,6 @@ var allCustom = api.ResourceInfo{Resource: store.AllCustom, Namespaced: true, Ki
 
 // storageResource is the store's name of info's resource (api.StorageName).
 func storageResource(info api.ResourceInfo) string { return api.StorageName(info.Resource) }
-
-// registryResource is the registry's name of a resource the store names:
-// a custom resource's plural (which holds no dot).
-func registryResource(stored string) string {
-	plural, _, _ := strings.Cut(stored, ".")
-	return plural
-}
 
 // storeKey is the store's key of an object of info's resource.
 func storeKey(info api.ResourceInfo, namespace, name string) store.Key {

@@ -120,7 +120,7 @@ func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev sto
 		return ObjectEvent{Type: EventError, Err: storeError(ctx, sev.Err, info.GroupResource(), "")}
 	}
 	o := sev.Object
-	resource := registryResource(o.Key.Resource) // info's, but for store.AllCustom
+	resource := api.ResourceNamed(o.Key.Resource) // info's, but for store.AllCustom
 	var obj api.Object
 	var err error
 	if len(o.Value) == 0 && sev.Type == store.Deleted {
