@@ -22,13 +22,13 @@ import (
 // differential is Acto's and Sieve's oracle on every interleaving: the end
 // state must equal the end state of a fault-free, sequential run that
 // creates only the final custom resources and lets everything settle.
-// States are compared over the kinds the operator watches, masked of what
+// States are compared over the kinds the operator watches or wrote, masked of what
 // differs between any two runs (uids, server-generated names, revisions,
 // timestamps, generations, allocated IPs and ports).
 func (r *operatorRun) differential() {
 	r.rt.Helper()
 	inputs := r.finalInputs()
-	kinds := r.host.Watched()
+	kinds := r.host.Kinds()
 	got, want := r.state(kinds), r.referenceState(inputs, kinds)
 	if diff := stateDiff(got, want); diff != "" {
 		r.fail("differential: the end state differs from a fault-free sequential run of the final inputs (- this run, + the reference):\n%s", diff)
@@ -69,7 +69,7 @@ func (r *operatorRun) startReference() {
 	if r.reference {
 		return
 	}
-	inputs, kinds := r.finalInputs(), r.host.Watched()
+	inputs, kinds := r.finalInputs(), r.host.Kinds()
 	key := referenceKey(inputs, kinds)
 	if _, ok := r.shared.reference(key); ok {
 		return

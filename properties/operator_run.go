@@ -321,21 +321,29 @@ func (r *operatorRun) action(rt *rapid.T) {
 	}
 }
 
-// operatorStep delivers an event to the operator or reconciles a queued
-// request, whichever is drawn; with faults, one reconcile in five crashes
-// at a drawn write, and one in five has a drawn request to the apiserver
-// fail. It reports false when the operator has nothing to do.
+// operatorStep delivers an event to the operator, reconciles a queued
+// request, or lets a parked reconcile go on, whichever is drawn; with
+// faults, one reconcile in five crashes at a drawn write, and one in five
+// has a drawn request to the apiserver fail. It reports false when the
+// operator has nothing to do.
 func (r *operatorRun) operatorStep(rt *rapid.T) bool {
-	deliver, ready := r.host.Deliverable(), r.host.Ready()
-	n := len(deliver) + len(ready)
+	deliver, ready, parked := r.host.Deliverable(), r.host.Ready(), r.host.Parked()
+	n := len(deliver) + len(ready) + len(parked)
 	if n == 0 {
 		return false
 	}
+	// Parked reconciles come first: rapid draws small numbers more often,
+	// and a reconcile parked for long is one the others overtake.
 	i := rapid.IntRange(0, n-1).Draw(rt, "operator step")
-	if i < len(deliver) {
+	if i < len(parked) {
+		r.proceed(parked[i])
+		return true
+	}
+	if i -= len(parked); i < len(deliver) {
 		r.deliver(deliver[i])
 		return true
 	}
+	i -= len(deliver)
 	f := operator.NoFaults
 	if r.faults {
 		switch rapid.IntRange(0, 9).Draw(rt, "reconcile fault") {
@@ -345,7 +353,7 @@ func (r *operatorRun) operatorStep(rt *rapid.T) bool {
 			f.FailRequest = rapid.IntRange(1, 3).Draw(rt, "failing request")
 		}
 	}
-	r.reconcile(ready[i-len(deliver)], f)
+	r.reconcile(ready[i], f)
 	return true
 }
 
@@ -368,7 +376,9 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	}
 	switch {
 	case f.CrashAfter >= 0 && out.Crashed:
-		r.record("operator", "reconcile", it.String(), fmt.Sprintf("crashed after %d writes, restarted", len(out.Writes)), out.Writes)
+		r.record("operator", "reconcile", it.String(), crashed(out), out.Writes)
+	case out.Parked:
+		r.record("operator", "reconcile", it.String(), join(fault, "parked before its next write"), out.Writes)
 	case f.CrashAfter >= 0:
 		r.record("operator", "reconcile", it.String(), fmt.Sprintf("finished before its crash point %d", f.CrashAfter), out.Writes)
 	default:
@@ -378,6 +388,51 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 		r.fail("%v", err)
 	}
 	r.sync()
+}
+
+// proceed lets a parked reconcile (its controller runs several side by
+// side) go on to its next request or its end.
+func (r *operatorRun) proceed(it operator.Item) {
+	r.rt.Helper()
+	out, err := r.host.Continue(it)
+	switch {
+	case out.Crashed:
+		r.record("operator", "continue", it.String(), crashed(out), out.Writes)
+	case out.Parked:
+		r.record("operator", "continue", it.String(), "parked before its next write", out.Writes)
+	default:
+		r.record("operator", "continue", it.String(), "done", out.Writes)
+	}
+	if err != nil {
+		r.fail("%v", err)
+	}
+	r.sync()
+}
+
+// crashed is the trace's account of a crash, naming the reconciles it
+// ended midway.
+func crashed(out operator.Outcome) string {
+	s := fmt.Sprintf("crashed after %d writes, restarted", len(out.Writes))
+	return join(s, killed(out.Killed))
+}
+
+// killed names the parked reconciles that a restart ends.
+func killed(items []operator.Item) string {
+	if len(items) == 0 {
+		return ""
+	}
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.String()
+	}
+	return "ending the parked " + strings.Join(names, ", ")
+}
+
+func join(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // timers lets the logical clock run to the operator's next delayed
@@ -398,12 +453,12 @@ func (r *operatorRun) timers() {
 func (r *operatorRun) fault(rt *rapid.T) {
 	switch rapid.IntRange(0, 3).Draw(rt, "fault") {
 	case 0:
-		r.record("fault", "restart", "operator", "the operator restarts", nil)
+		r.record("fault", "restart", "operator", join("the operator restarts", killed(r.host.Parked())), nil)
 		if err := r.host.Restart(); err != nil {
 			r.fail("%v", err)
 		}
 	case 1:
-		r.record("fault", "timetravel", "operator", "the operator restarts against a lagging apiserver (time travel)", nil)
+		r.record("fault", "timetravel", "operator", join("the operator restarts against a lagging apiserver (time travel)", killed(r.host.Parked())), nil)
 		if err := r.host.RestartLagging(); err != nil {
 			r.fail("%v", err)
 		}
@@ -663,6 +718,10 @@ func (r *operatorRun) drain() {
 
 // operatorNext takes the operator's first pending step, if any.
 func (r *operatorRun) operatorNext() bool {
+	if parked := r.host.Parked(); len(parked) > 0 {
+		r.proceed(parked[0])
+		return true
+	}
 	if d := r.host.Deliverable(); len(d) > 0 {
 		r.deliver(d[0])
 		return true
@@ -691,7 +750,7 @@ func stepLine(e traces.TraceEvent) string {
 			ws[i] = w.Verb + " " + w.Resource + "/" + w.Name
 		}
 		line += " -> " + strings.Join(ws, ", ")
-	} else if e.Action == "reconcile" {
+	} else if e.Action == "reconcile" || e.Action == "continue" {
 		line += " -> no write"
 	}
 	return line

@@ -79,22 +79,39 @@ func TestCheckOperatorReportsAPanic(t *testing.T) {
 }
 
 // TestCheckOperatorIsDeterministic: the same seed gives the same steps,
-// byte for byte after masking the volatile fields, faults and all. The
+// byte for byte after masking the volatile fields, faults and all.
+func TestCheckOperatorIsDeterministic(t *testing.T) {
+	a := sameSteps(t, properties.Operator{
+		CRDs:   "testdata/fleet/config/crd/bases",
+		Scheme: fleetScheme(),
+		Setup:  controller.Setup,
+		Kinds:  []string{"fleets"},
+	})
+	named := false // the operator's writes name the fields they changed, custom resources' too
+	for _, e := range a {
+		for _, w := range e.Writes {
+			named = named || (e.Actor == "operator" && w.Resource == "fleets" && len(w.Fields) > 0)
+		}
+	}
+	if !named {
+		t.Fatalf("no write of the operator to a Fleet names a field: %+v", a)
+	}
+}
+
+// sameSteps runs op twice with one seed and once with another, and fails
+// unless the first two give the same steps and the third does not. Each
 // check is made to fail at its end (a Converged that always fails), so
 // that it saves its trace; shrinking is off, so the trace is the run's.
-func TestCheckOperatorIsDeterministic(t *testing.T) {
+// It returns the steps.
+func sameSteps(t *testing.T, op properties.Operator) []traces.TraceEvent {
+	t.Helper()
+	op.Converged = func(context.Context, client.Reader) error { return errors.New("the end") }
 	run := func(path, seed string) []traces.TraceEvent {
 		t.Setenv(properties.FailureTraceEnv, path)
 		defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": seed, "rapid.steps": "40",
 			"rapid.shrinktime": "1ns", "rapid.nofailfile": "true"})()
 		rep := properties.NewReport(t.Name())
-		properties.CheckOperatorTB(rep, t, properties.Operator{
-			CRDs:      "testdata/fleet/config/crd/bases",
-			Scheme:    fleetScheme(),
-			Setup:     controller.Setup,
-			Kinds:     []string{"fleets"},
-			Converged: func(context.Context, client.Reader) error { return errors.New("the end") },
-		})
+		properties.CheckOperatorTB(rep, t, op)
 		if !rep.Failed() || !strings.Contains(rep.Text(), "not converged: the end") {
 			t.Fatalf("the check did not end as arranged:\n%s", rep.Text())
 		}
@@ -120,15 +137,6 @@ func TestCheckOperatorIsDeterministic(t *testing.T) {
 	if len(a) < 20 {
 		t.Fatalf("only %d steps: the run is too short to tell", len(a))
 	}
-	named := false // the operator's writes name the fields they changed, custom resources' too
-	for _, e := range a {
-		for _, w := range e.Writes {
-			named = named || (e.Actor == "operator" && w.Resource == "fleets" && len(w.Fields) > 0)
-		}
-	}
-	if !named {
-		t.Fatalf("no write of the operator to a Fleet names a field: %+v", a)
-	}
 	if !reflect.DeepEqual(a, b) {
 		for i := range min(len(a), len(b)) {
 			if !reflect.DeepEqual(a[i], b[i]) {
@@ -137,4 +145,5 @@ func TestCheckOperatorIsDeterministic(t *testing.T) {
 		}
 		t.Fatalf("one run has %d steps, the other %d", len(a), len(b))
 	}
+	return a
 }

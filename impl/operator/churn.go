@@ -1,7 +1,6 @@
 package operator
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -23,12 +22,11 @@ type churn struct {
 // says whether the operator's view of owners of a kind was up to date: a
 // delete made on a stale view of the owner followed what the operator was
 // last told, as every cache-reading controller does, and is not counted.
-func (c *churn) observe(req *http.Request, body []byte, current func(schema.GroupVersionKind) bool) error {
+func (c *churn) observe(req *http.Request, w written, current func(schema.GroupVersionKind) bool) error {
 	if req.Method != http.MethodDelete && req.Method != http.MethodPost {
 		return nil
 	}
-	var w written
-	if json.Unmarshal(body, &w) != nil || w.Metadata.Name == "" {
+	if w.Metadata.Name == "" {
 		return nil // a Status, or a list from deletecollection
 	}
 	owner, kind := w.owner()

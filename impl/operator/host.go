@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,10 +85,17 @@ func (f Failure) String() string {
 	return fmt.Sprintf("reconcile %s returned an error: %v", f.Item, f.Err)
 }
 
-// Outcome is what one reconcile did.
+// Outcome is what one reconcile did, or one stretch of it when its
+// controller runs reconciles side by side (Parked).
 type Outcome struct {
 	Writes  []Written // the writes that landed, in order
 	Crashed bool
+	// Parked: the reconcile waits before its next write to the
+	// apiserver, for Continue. Only a controller with more than one
+	// worker (MaxConcurrentReconciles) parks its reconciles.
+	Parked bool
+	// Killed is the parked reconciles that the crash ended.
+	Killed []Item
 }
 
 // Written is one write the operator made: CREATE, UPDATE, STATUS, PATCH or
@@ -112,35 +120,56 @@ type Host struct {
 	cfg   Config
 	noter noter
 
-	mu          sync.Mutex
-	now         time.Duration // the queues' logical clock
-	queues      map[string]*steppedQueue
-	adopted     []string // controllers of the current manager, in Setup's order
-	failures    []Failure
-	errs        []error
-	writes      int
-	budget      int  // writes left before the crash point; <0: none
-	crashed     bool // past the crash point: every request fails
-	faulted     bool // a request of this reconcile was failed on purpose
-	reconciling bool
-	current     Item                      // the request being reconciled
-	stale       map[schema.GroupKind]bool // kinds with undelivered events when this reconcile began
-	synced      int64                     // the store revision every informer had caught up with
-	syncedSet   int                       // how many informers there were then
-	churn       churn
-	failAt      int       // the request of this reconcile that fails with a 500, counting from 1; 0: none
-	requests    int       // requests this reconcile has sent
-	failed      bool      // this reconcile's failing request was sent
-	written     []Written // this reconcile's writes
-	run         *instance
+	mu        sync.Mutex
+	now       time.Duration // the queues' logical clock
+	queues    map[string]*steppedQueue
+	workers   map[string]int // each controller's MaxConcurrentReconciles
+	adopted   []string       // controllers of the current manager, in Setup's order
+	failures  []Failure
+	errs      []error
+	writes    int
+	wrote     map[schema.GroupVersionKind]bool // the kinds of the objects the operator wrote
+	active    map[Item]*pass                   // reconciles handed out and not yet done
+	running   *pass                            // the reconcile the harness last let run
+	synced    int64                            // the store revision every informer had caught up with
+	syncedSet int                              // how many informers there were then
+	churn     churn
+	run       *instance
 }
 
 // instance is one life of the operator process.
 type instance struct {
-	cache  *steppedCache
-	cancel context.CancelFunc
-	done   chan error
+	cache   *steppedCache
+	cancel  context.CancelFunc
+	done    chan error
+	crashed bool // past a crash point, or stopping: every request fails
 }
+
+// pass is one reconcile from its hand to its end: its faults, and what it
+// did in its latest stretch.
+type pass struct {
+	Item
+	life        *instance
+	interleaved bool                      // it parks before each write
+	budget      int                       // writes left before the crash point; <0: none
+	failAt      int                       // its request that fails with a 500, counting from 1; 0: none
+	requests    int                       // requests it has sent
+	faulted     bool                      // a request of it was failed on purpose
+	failed      bool                      // its failing request was sent
+	stale       map[schema.GroupKind]bool // kinds with undelivered events when it began
+	written     []Written                 // its writes in this stretch
+}
+
+// upToDate says whether the operator's informer of gvk had every event
+// written before this reconcile delivered when it began (no informer:
+// nothing to be stale about).
+func (p *pass) upToDate(gvk schema.GroupVersionKind) bool {
+	return !p.stale[gvk.GroupKind()]
+}
+
+// passKey tags a reconcile's context with its pass, so that its requests
+// are told apart from those of the reconciles parked beside it.
+type passKey struct{}
 
 // Start builds the manager, runs Setup and starts it, and returns once
 // every controller waits for work with its initial events queued.
@@ -151,7 +180,7 @@ func Start(cfg Config) (*Host, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	h := &Host{cfg: cfg, budget: -1, noter: noter{store: cfg.Store, wrote: cfg.Wrote, timeout: cfg.Timeout}}
+	h := &Host{cfg: cfg, noter: noter{store: cfg.Store, wrote: cfg.Wrote, timeout: cfg.Timeout}}
 	if err := h.start(nil); err != nil {
 		h.Close()
 		return nil, err
@@ -166,6 +195,8 @@ func (h *Host) start(lag map[string]int64) error {
 	run := &instance{cancel: cancel, done: make(chan error, 1)}
 	h.mu.Lock()
 	h.queues = map[string]*steppedQueue{}
+	h.workers = map[string]int{}
+	h.active, h.running = map[Item]*pass{}, nil
 	h.adopted = nil
 	h.run = run
 	h.synced = -1 // new informers, some perhaps listed in the past
@@ -236,6 +267,10 @@ func (h *Host) adopt(r manager.Runnable) error {
 		return fmt.Errorf("operator: controller %s: converge steps controllers of reconcile.Request only", name.String())
 	}
 	ctrl := name.String()
+	workers := 1
+	if mc := s.FieldByName("MaxConcurrentReconciles"); mc.IsValid() && mc.CanInt() && mc.Int() > 1 {
+		workers = int(mc.Int())
+	}
 	q = func(_ string, limiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 		sq := newSteppedQueue(limiter, h.clock)
 		h.mu.Lock()
@@ -251,6 +286,7 @@ func (h *Host) adopt(r manager.Runnable) error {
 	do.Set(reflect.ValueOf(reconcile.TypedReconciler[reconcile.Request](&observed{inner: inner, h: h, name: ctrl})))
 	h.mu.Lock()
 	h.adopted = append(h.adopted, ctrl)
+	h.workers[ctrl] = workers
 	h.mu.Unlock()
 	return nil
 }
@@ -269,9 +305,15 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	res, err = o.inner.Reconcile(ctx, req)
 	o.h.mu.Lock()
-	blamed, failed, crashed := o.h.faulted, o.h.failed, o.h.crashed
+	p := o.h.active[Item{o.name, req}]
+	o.h.mu.Unlock()
+	if p == nil {
+		p = &pass{Item: Item{o.name, req}, life: &instance{}, budget: -1}
+	}
+	res, err = o.inner.Reconcile(context.WithValue(ctx, passKey{}, p), req)
+	o.h.mu.Lock()
+	blamed, failed, crashed := p.faulted, p.failed, p.life.crashed
 	o.h.mu.Unlock()
 	if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) && !blamed {
 		o.h.fail(Failure{Item: Item{o.name, req}, Err: err})
@@ -301,35 +343,73 @@ func (h *Host) clock() time.Duration {
 	return h.now
 }
 
-// before fails the operator's requests past its crash point, and the
-// reconcile's failing request, before they reach the apiserver. Startup's
-// requests (discovery) are spared: controller-runtime retries a failed
-// one only after 10 s of wall clock.
-func (h *Host) before(req *http.Request) (*http.Response, error) {
+// passOf is the reconcile a request belongs to: the one its context
+// names, or else (a client called without the reconcile's context) the
+// one running; nil outside reconciles.
+func (h *Host) passOf(req *http.Request) *pass {
+	if p, ok := req.Context().Value(passKey{}).(*pass); ok {
+		return p
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.crashed {
-		h.faulted = true
+	return h.running
+}
+
+// before parks an interleaved reconcile before each of its writes (what
+// it read before a write is what another reconcile's write can make
+// stale), and
+// fails the operator's requests past its crash point, and the reconcile's
+// failing request, before they reach the apiserver. Startup's requests
+// (discovery) are spared: controller-runtime retries a failed one only
+// after 10 s of wall clock.
+func (h *Host) before(req *http.Request) (*http.Response, error) {
+	p := h.passOf(req)
+	if p != nil && p.interleaved && isWrite(req) && !h.dead(p) {
+		if q := h.queue(p.Controller); q == nil || !q.park(p.Request) {
+			h.mu.Lock()
+			p.faulted = true
+			h.mu.Unlock()
+			return nil, ErrCrashed // the operator stopped while it waited
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	life := h.run
+	if p != nil {
+		life = p.life
+	}
+	if life.crashed {
+		if p != nil {
+			p.faulted = true
+		}
 		return nil, ErrCrashed
 	}
-	if h.reconciling {
-		h.requests++
+	if p == nil {
+		return nil, nil
 	}
-	if h.reconciling && h.requests == h.failAt {
-		h.faulted, h.failed = true, true
+	p.requests++
+	if p.requests == p.failAt {
+		p.faulted, p.failed = true, true
 		return statusResponse(req, apierrors.NewInternalError(errors.New("converge: an injected transient apiserver error"))), nil
 	}
 	if !isWrite(req) {
 		return nil, nil
 	}
-	if h.budget == 0 {
-		h.crashed, h.faulted = true, true
+	if p.budget == 0 {
+		life.crashed, p.faulted = true, true
 		return nil, ErrCrashed
 	}
-	if h.budget > 0 {
-		h.budget--
+	if p.budget > 0 {
+		p.budget--
 	}
 	return nil, nil
+}
+
+// dead reports whether p's operator crashed: its requests fail at once.
+func (h *Host) dead(p *pass) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return p.life.crashed
 }
 
 // after counts the operator's writes that landed, tells the cluster, and
@@ -338,22 +418,26 @@ func (h *Host) after(req *http.Request, resp *http.Response, body []byte) {
 	if !h.noter.note(req, resp, body) {
 		return
 	}
+	p := h.passOf(req)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.writes++
-	if h.reconciling {
-		h.written = append(h.written, writtenBy(req, body))
+	w := answer(body)
+	if gvk, ok := w.gvk(); ok {
+		if h.wrote == nil {
+			h.wrote = map[schema.GroupVersionKind]bool{}
+		}
+		h.wrote[gvk] = true
 	}
-	if err := h.churn.observe(req, body, h.upToDate); err != nil {
-		h.failures = append(h.failures, Failure{Item: h.current, Oracle: "churn", Err: err})
+	upToDate := func(schema.GroupVersionKind) bool { return true }
+	var item Item
+	if p != nil {
+		p.written = append(p.written, writtenBy(req, w))
+		upToDate, item = p.upToDate, p.Item
 	}
-}
-
-// upToDate says whether the operator's informer of gvk had every event
-// written before this reconcile delivered when the reconcile began (no
-// informer: nothing to be stale about). Called with h.mu held.
-func (h *Host) upToDate(gvk schema.GroupVersionKind) bool {
-	return !h.stale[gvk.GroupKind()]
+	if err := h.churn.observe(req, w, upToDate); err != nil {
+		h.failures = append(h.failures, Failure{Item: item, Oracle: "churn", Err: err})
+	}
 }
 
 // staleKinds is the kinds whose informers have undelivered events.
@@ -520,16 +604,49 @@ func (h *Host) relist(i *steppedInformer) error {
 	return i.resync(true)
 }
 
-// Ready is the queued requests no worker holds, by controller then key.
+// Ready is the queued requests no worker holds, of the controllers with
+// a worker free, by controller then key.
 func (h *Host) Ready() []Item {
 	var out []Item
 	for _, c := range h.controllers() {
-		if q := h.queue(c); q != nil {
+		if q := h.queue(c); q != nil && h.freeWorkers(c) > 0 {
 			for _, r := range q.ready() {
 				out = append(out, Item{c, r})
 			}
 		}
 	}
+	return out
+}
+
+// freeWorkers is how many more reconciles controller c may run beside
+// those it has parked.
+func (h *Host) freeWorkers(c string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.workers[c]
+	for it := range h.active {
+		if it.Controller == c {
+			n--
+		}
+	}
+	return n
+}
+
+// Parked is the reconciles waiting before a write for Continue, by
+// controller then key.
+func (h *Host) Parked() []Item {
+	h.mu.Lock()
+	out := make([]Item, 0, len(h.active))
+	for it := range h.active {
+		out = append(out, it)
+	}
+	h.mu.Unlock()
+	slices.SortFunc(out, func(a, b Item) int {
+		if a.Controller != b.Controller {
+			return strings.Compare(a.Controller, b.Controller)
+		}
+		return compareRequests(a.Request, b.Request)
+	})
 	return out
 }
 
@@ -549,30 +666,63 @@ type Faults struct {
 var NoFaults = Faults{CrashAfter: -1}
 
 // Reconcile hands it to its controller, with faults f, and waits until
-// the controller is done with it.
+// the controller is done with it, or parks it.
 func (h *Host) Reconcile(it Item, f Faults) (Outcome, error) {
 	q := h.queue(it.Controller)
 	if q == nil {
 		return Outcome{}, fmt.Errorf("operator: no controller %s", it.Controller)
 	}
-	stale := h.staleKinds()
+	if h.freeWorkers(it.Controller) <= 0 {
+		return Outcome{}, fmt.Errorf("operator: %s has no worker free for %s", it.Controller, it)
+	}
+	p := &pass{Item: it, budget: f.CrashAfter, failAt: f.FailRequest, stale: h.staleKinds()}
 	h.mu.Lock()
-	h.stale, h.written = stale, nil
-	h.budget, h.crashed, h.faulted, h.reconciling, h.current = f.CrashAfter, false, false, true, it
-	h.failAt, h.requests, h.failed = f.FailRequest, 0, false
+	p.life, p.interleaved = h.run, h.workers[it.Controller] > 1
+	h.active[it], h.running = p, p
 	h.mu.Unlock()
 	handed, err := q.hand(it.Request, h.cfg.Timeout)
+	if err == nil && !handed {
+		err = errors.New("not ready")
+	}
+	return h.paused(p, q, err)
+}
+
+// Continue lets a parked reconcile go on until it is done or parks again.
+func (h *Host) Continue(it Item) (Outcome, error) {
+	q := h.queue(it.Controller)
 	h.mu.Lock()
-	out := Outcome{Writes: h.written, Crashed: h.crashed}
-	h.budget, h.crashed, h.faulted, h.reconciling, h.failAt = -1, false, false, false, 0
+	p := h.active[it]
+	if p != nil {
+		h.running = p
+	}
+	h.mu.Unlock()
+	if q == nil || p == nil {
+		return Outcome{}, fmt.Errorf("operator: %s is not parked", it)
+	}
+	proceeded, err := q.proceed(it.Request, h.cfg.Timeout)
+	if err == nil && !proceeded {
+		err = errors.New("not parked")
+	}
+	return h.paused(p, q, err)
+}
+
+// paused is what p did since it was handed or continued, now that it is
+// done or parked; a crash restarts the operator, ending the reconciles
+// parked beside it.
+func (h *Host) paused(p *pass, q *steppedQueue, err error) (Outcome, error) {
+	parked := q.isParked(p.Request)
+	h.mu.Lock()
+	out := Outcome{Writes: p.written, Crashed: p.life.crashed, Parked: parked}
+	p.written = nil
+	if !parked {
+		delete(h.active, p.Item)
+	}
 	h.mu.Unlock()
 	if err != nil {
-		return out, fmt.Errorf("operator: reconcile %s: %w", it, err)
-	}
-	if !handed {
-		return out, fmt.Errorf("operator: %s is not ready", it)
+		return out, fmt.Errorf("operator: reconcile %s: %w", p.Item, err)
 	}
 	if out.Crashed {
+		out.Killed, out.Parked = h.Parked(), false
 		if err := h.Restart(); err != nil {
 			return out, err
 		}
@@ -645,6 +795,9 @@ func (h *Host) stop() {
 	if h.run == nil {
 		return
 	}
+	h.mu.Lock()
+	h.run.crashed = true // parked reconciles wake to a dead apiserver
+	h.mu.Unlock()
 	h.run.cancel()
 	select {
 	case <-h.run.done:
@@ -685,6 +838,22 @@ func (h *Host) Errors() []error {
 
 // Close stops the operator.
 func (h *Host) Close() { h.stop() }
+
+// Kinds is the kinds the operator watches, then those it wrote and does
+// not watch, sorted: the state its reconciles are answerable for.
+func (h *Host) Kinds() []schema.GroupVersionKind {
+	out := h.Watched()
+	h.mu.Lock()
+	var more []schema.GroupVersionKind
+	for gvk := range h.wrote {
+		if !slices.Contains(out, gvk) {
+			more = append(more, gvk)
+		}
+	}
+	h.mu.Unlock()
+	slices.SortFunc(more, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	return append(out, more...)
+}
 
 // Watched is the kinds the operator's informers watch, by resource.
 func (h *Host) Watched() []schema.GroupVersionKind {

@@ -28,6 +28,7 @@ type steppedQueue struct {
 	processing map[reconcile.Request]bool
 	due        map[reconcile.Request]time.Duration // delayed adds, by logical due time
 	handed     []reconcile.Request                 // given by the harness, not yet taken by a worker
+	parked     map[reconcile.Request]bool          // processing, but waiting for the harness before a write (park)
 	getters    int                                 // workers blocked in Get
 	shutdown   bool
 }
@@ -36,7 +37,7 @@ var _ priorityqueue.PriorityQueue[reconcile.Request] = (*steppedQueue)(nil)
 
 func newSteppedQueue(limiter workqueue.TypedRateLimiter[reconcile.Request], now func() time.Duration) *steppedQueue {
 	q := &steppedQueue{limiter: limiter, now: now,
-		queued: map[reconcile.Request]bool{}, processing: map[reconcile.Request]bool{}, due: map[reconcile.Request]time.Duration{}}
+		queued: map[reconcile.Request]bool{}, processing: map[reconcile.Request]bool{}, parked: map[reconcile.Request]bool{}, due: map[reconcile.Request]time.Duration{}}
 	q.changed = sync.NewCond(&q.mu)
 	return q
 }
@@ -209,8 +210,8 @@ func (q *steppedQueue) idle() bool {
 }
 
 // hand gives item to a waiting worker and waits until the worker is Done
-// with it (or the queue shuts down). It reports false when item was not
-// ready.
+// with it or parks it (or the queue shuts down). It reports false when
+// item was not ready.
 func (q *steppedQueue) hand(item reconcile.Request, timeout time.Duration) (bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -221,6 +222,47 @@ func (q *steppedQueue) hand(item reconcile.Request, timeout time.Duration) (bool
 	q.processing[item] = true
 	q.handed = append(q.handed, item)
 	q.changed.Broadcast()
+	return true, q.awaitPause(item, timeout)
+}
+
+// park stops the worker reconciling item until the harness lets it go on
+// (proceed). It reports false when the queue shut down meanwhile: the
+// operator is going away.
+func (q *steppedQueue) park(item reconcile.Request) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.parked[item] = true
+	q.changed.Broadcast()
+	for q.parked[item] && !q.shutdown {
+		q.changed.Wait()
+	}
+	delete(q.parked, item)
+	return !q.shutdown
+}
+
+// proceed lets a parked item's reconcile go on, and waits until it is
+// Done or parks again. It reports false when item was not parked.
+func (q *steppedQueue) proceed(item reconcile.Request, timeout time.Duration) (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.parked[item] || q.shutdown {
+		return false, nil
+	}
+	delete(q.parked, item)
+	q.changed.Broadcast()
+	return true, q.awaitPause(item, timeout)
+}
+
+// isParked reports whether item's reconcile waits in park.
+func (q *steppedQueue) isParked(item reconcile.Request) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.parked[item]
+}
+
+// awaitPause waits, with q.mu held, until item is Done or parked, or the
+// queue shuts down.
+func (q *steppedQueue) awaitPause(item reconcile.Request, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	stop := time.AfterFunc(timeout, func() {
 		q.mu.Lock()
@@ -228,11 +270,11 @@ func (q *steppedQueue) hand(item reconcile.Request, timeout time.Duration) (bool
 		q.mu.Unlock()
 	})
 	defer stop.Stop()
-	for q.processing[item] && !q.shutdown {
+	for q.processing[item] && !q.parked[item] && !q.shutdown {
 		if time.Now().After(deadline) {
-			return true, errReconcileTimeout
+			return errReconcileTimeout
 		}
 		q.changed.Wait()
 	}
-	return true, nil
+	return nil
 }

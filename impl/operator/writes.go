@@ -10,7 +10,9 @@ import (
 
 // written is what the host reads of a write's answer.
 type written struct {
-	Metadata struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
 		Name            string `json:"name"`
 		Namespace       string `json:"namespace"`
 		OwnerReferences []struct {
@@ -32,14 +34,26 @@ func (w written) owner() (uid string, gvk schema.GroupVersionKind) {
 	return "", schema.GroupVersionKind{}
 }
 
+// answer reads a write's answer; a Status or a list reads as nameless.
+func answer(body []byte) written {
+	var w written
+	if json.Unmarshal(body, &w) != nil || w.Kind == "Status" {
+		return written{}
+	}
+	return w
+}
+
+// gvk is the kind of the object written, if the answer names one.
+func (w written) gvk() (schema.GroupVersionKind, bool) {
+	return schema.FromAPIVersionAndKind(w.APIVersion, w.Kind), w.Kind != "" && w.Metadata.Name != ""
+}
+
 // writtenBy names a write that landed, from its request and its answer.
-func writtenBy(req *http.Request, body []byte) Written {
+func writtenBy(req *http.Request, w written) Written {
 	verb := map[string]string{http.MethodPost: "CREATE", http.MethodPut: "UPDATE", http.MethodPatch: "PATCH", http.MethodDelete: "DELETE"}[req.Method]
 	if verb == "UPDATE" && strings.HasSuffix(req.URL.Path, "/status") {
 		verb = "STATUS"
 	}
-	var w written
-	_ = json.Unmarshal(body, &w)
 	name := w.Metadata.Name
 	if w.Metadata.Namespace != "" && w.Metadata.Namespace != "default" {
 		name = w.Metadata.Namespace + "/" + name
