@@ -54,8 +54,10 @@ type Operator struct {
 
 // CheckOperator checks an operator in `go test`: random interleavings of
 // custom-resource creates, updates and deletes, another writer's edits of
-// what the operator owns, the operator's event deliveries and reconciles,
-// the built-in control plane's steps, and faults; after every step the
+// what the operator owns, the operator's event deliveries and reconciles
+// (side by side, parked before each write, for a controller whose
+// MaxConcurrentReconciles is above 1), the built-in control plane's
+// steps, and faults; after every step the
 // reconciles must not panic or fail and the built-in invariants must hold;
 // at the end the run must quiesce, converge, and stay put under a resync
 // (the fixed point). A failure prints the shrunk steps and how to replay
