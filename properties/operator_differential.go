@@ -129,10 +129,12 @@ func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructur
 }
 
 // operatorShared is what the checks of one property share: the reference
-// runs' end states, by their inputs.
+// runs' end states, by their inputs, and whether the webhooks that are not
+// run were told of.
 type operatorShared struct {
-	mu   sync.Mutex
-	refs map[string]map[string]map[string]any
+	mu    sync.Mutex
+	refs  map[string]map[string]map[string]any
+	hooks sync.Once
 }
 
 // maxReferences bounds the kept reference states.

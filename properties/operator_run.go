@@ -137,6 +137,12 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 	if err != nil {
 		rt.Fatalf("properties: start the operator: %v", err)
 	}
+	if hooks := r.host.Webhooks(); len(hooks) > 0 {
+		shared.hooks.Do(func() {
+			t.Logf("converge: the operator registered admission webhooks (%s); they are not run: the drawn custom resources reach the reconcilers without them (Operator.Fields constrains them)",
+				strings.Join(hooks, ", "))
+		})
+	}
 	ready = true
 	return r
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -146,4 +147,27 @@ func sameSteps(t *testing.T, op properties.Operator) []traces.TraceEvent {
 		t.Fatalf("one run has %d steps, the other %d", len(a), len(b))
 	}
 	return a
+}
+
+// fleetDefaulter is an admission webhook of the kind kubebuilder scaffolds.
+type fleetDefaulter struct{}
+
+func (fleetDefaulter) Default(context.Context, *fleetv1.Fleet) error { return nil }
+
+// TestCheckOperatorRunsASetupWithWebhooks: a Setup that also registers
+// admission webhooks, as cmd/main.go does, is checked as it is: the
+// webhooks are not run, and nothing listens.
+func TestCheckOperatorRunsASetupWithWebhooks(t *testing.T) {
+	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "10"})()
+	properties.CheckOperator(t, properties.Operator{
+		CRDs:   "testdata/fleet/config/crd/bases",
+		Scheme: fleetScheme(),
+		Setup: func(mgr ctrl.Manager) error {
+			if err := builder.WebhookManagedBy(mgr, &fleetv1.Fleet{}).WithDefaulter(fleetDefaulter{}).Complete(); err != nil {
+				return err
+			}
+			return controller.Setup(mgr)
+		},
+		Kinds: []string{"fleets"},
+	})
 }

@@ -134,6 +134,7 @@ type Host struct {
 	synced    int64                            // the store revision every informer had caught up with
 	syncedSet int                              // how many informers there were then
 	churn     churn
+	hooks     *webhooks // the current life's webhook server
 	run       *instance
 }
 
@@ -202,7 +203,12 @@ func (h *Host) start(lag map[string]int64) error {
 	h.synced = -1 // new informers, some perhaps listed in the past
 	h.mu.Unlock()
 	rc := inProcessConfig(inProcess{handler: h.cfg.Handler, before: h.before, after: h.after})
+	hooks := newWebhooks()
+	h.mu.Lock()
+	h.hooks = hooks
+	h.mu.Unlock()
 	mgr, err := manager.New(rc, manager.Options{
+		WebhookServer:          hooks,
 		Scheme:                 h.cfg.Scheme,
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -853,6 +859,14 @@ func (h *Host) Kinds() []schema.GroupVersionKind {
 	h.mu.Unlock()
 	slices.SortFunc(more, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
 	return append(out, more...)
+}
+
+// Webhooks is the paths of the admission webhooks the operator registered,
+// sorted. converge does not run them.
+func (h *Host) Webhooks() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hooks.registered()
 }
 
 // Watched is the kinds the operator's informers watch, by resource.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
 	"github.com/converge-dev/converge/impl/api"
@@ -241,4 +242,39 @@ func TestAMetadataOnlyWatchReadsMetadata(t *testing.T) {
 	r.drain(t)
 	require.Equal(t, []string{"a-copy v"}, mr.seen)
 	require.Empty(t, h.Failures())
+}
+
+// webAppValidator is an admission webhook of the kind kubebuilder scaffolds.
+type webAppValidator struct{}
+
+func (webAppValidator) ValidateCreate(context.Context, *webappv1.WebApp) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (webAppValidator) ValidateUpdate(context.Context, *webappv1.WebApp, *webappv1.WebApp) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (webAppValidator) ValidateDelete(context.Context, *webappv1.WebApp) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// TestASetupWithWebhooksStarts: a Setup that registers admission webhooks,
+// as cmd/main.go's SetupWebhookWithManager does, starts without
+// certificates or a listener, and the host names the webhooks it does not
+// run.
+func TestASetupWithWebhooksStarts(t *testing.T) {
+	cfg, _ := config(t)
+	cfg.Setup = func(mgr ctrl.Manager) error {
+		if err := builder.WebhookManagedBy(mgr, &webappv1.WebApp{}).WithValidator(webAppValidator{}).Complete(); err != nil {
+			return err
+		}
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&copier{Client: mgr.GetClient()})
+	}
+	h, err := operator.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	require.Equal(t, []string{"/validate-webapp-example-com-v1-webapp"}, h.Webhooks())
+	require.NoError(t, h.Restart(), "a restarted operator registers its webhooks again")
+	require.Equal(t, []string{"/validate-webapp-example-com-v1-webapp"}, h.Webhooks())
 }

@@ -1,0 +1,54 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// webhooks is the manager's webhook server. converge runs no admission
+// webhooks, so it listens nowhere and needs no certificates: it only
+// remembers the paths the operator registered, so that the check can say
+// they were not run. A Setup written as cmd/main.go's, with its
+// SetupWebhookWithManager calls, still starts.
+type webhooks struct {
+	mu    sync.Mutex
+	paths []string
+	mux   *http.ServeMux
+}
+
+var _ webhook.Server = (*webhooks)(nil)
+
+func newWebhooks() *webhooks { return &webhooks{mux: http.NewServeMux()} }
+
+func (w *webhooks) NeedLeaderElection() bool { return false }
+
+func (w *webhooks) Register(path string, hook http.Handler) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.paths, path) {
+		w.paths = append(w.paths, path)
+	}
+	w.mux.Handle(path, hook) // panics on a path registered twice, as the real server does
+}
+
+func (w *webhooks) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (w *webhooks) StartedChecker() healthz.Checker { return healthz.Ping }
+
+func (w *webhooks) WebhookMux() *http.ServeMux { return w.mux }
+
+func (w *webhooks) registered() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := slices.Clone(w.paths)
+	slices.Sort(out)
+	return out
+}
