@@ -135,7 +135,7 @@ func TestConcurrentReconcilesInterleave(t *testing.T) {
 		t.Logf("found:\n%s", text)
 	})
 	t.Run("with faults, writes with the read's resourceVersion pass", func(t *testing.T) {
-		defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "150", "rapid.seed": "1"})()
+		defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "100", "rapid.seed": "1"})()
 		properties.CheckOperator(t, fleetIndexOperator(2, true))
 	})
 	t.Run("the same seed gives the same steps", func(t *testing.T) {
