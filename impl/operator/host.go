@@ -361,13 +361,12 @@ func (h *Host) passOf(req *http.Request) *pass {
 	return h.running
 }
 
-// before parks an interleaved reconcile before each of its writes (what
-// it read before a write is what another reconcile's write can make
-// stale), and
-// fails the operator's requests past its crash point, and the reconcile's
-// failing request, before they reach the apiserver. Startup's requests
-// (discovery) are spared: controller-runtime retries a failed one only
-// after 10 s of wall clock.
+// before sees each request before the apiserver does. It parks an
+// interleaved reconcile before each of its writes: what a reconcile read
+// before a write is what another's write can make stale. It fails the
+// requests past the operator's crash point, and the reconcile's failing
+// request. Requests outside reconciles (startup's discovery) are spared:
+// controller-runtime retries a failed one only after 10 s of wall clock.
 func (h *Host) before(req *http.Request) (*http.Response, error) {
 	p := h.passOf(req)
 	if p != nil && p.interleaved && isWrite(req) && !h.dead(p) {
@@ -722,6 +721,9 @@ func (h *Host) paused(p *pass, q *steppedQueue, err error) (Outcome, error) {
 	p.written = nil
 	if !parked {
 		delete(h.active, p.Item)
+		if h.running == p {
+			h.running = nil // later requests are no reconcile's
+		}
 	}
 	h.mu.Unlock()
 	if err != nil {
