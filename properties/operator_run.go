@@ -384,7 +384,7 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	case f.CrashAfter >= 0 && out.Crashed:
 		r.record("operator", "reconcile", it.String(), crashed(out), out.Writes)
 	case out.Parked:
-		r.record("operator", "reconcile", it.String(), join(fault, "parked before its next write"), out.Writes)
+		r.record("operator", "reconcile", it.String(), joinNotes(fault, "parked before its next write"), out.Writes)
 	case f.CrashAfter >= 0:
 		r.record("operator", "reconcile", it.String(), fmt.Sprintf("finished before its crash point %d", f.CrashAfter), out.Writes)
 	default:
@@ -397,7 +397,7 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 }
 
 // proceed lets a parked reconcile (its controller runs several side by
-// side) go on to its next request or its end.
+// side) go on to its next write or its end.
 func (r *operatorRun) proceed(it operator.Item) {
 	r.rt.Helper()
 	out, err := r.host.Continue(it)
@@ -419,7 +419,7 @@ func (r *operatorRun) proceed(it operator.Item) {
 // ended midway.
 func crashed(out operator.Outcome) string {
 	s := fmt.Sprintf("crashed after %d writes, restarted", len(out.Writes))
-	return join(s, killed(out.Killed))
+	return joinNotes(s, killed(out.Killed))
 }
 
 // killed names the parked reconciles that a restart ends.
@@ -434,7 +434,8 @@ func killed(items []operator.Item) string {
 	return "ending the parked " + strings.Join(names, ", ")
 }
 
-func join(a, b string) string {
+// joinNotes joins two notes of a step's detail, either of them empty.
+func joinNotes(a, b string) string {
 	if a == "" || b == "" {
 		return a + b
 	}
@@ -459,12 +460,12 @@ func (r *operatorRun) timers() {
 func (r *operatorRun) fault(rt *rapid.T) {
 	switch rapid.IntRange(0, 3).Draw(rt, "fault") {
 	case 0:
-		r.record("fault", "restart", "operator", join("the operator restarts", killed(r.host.Parked())), nil)
+		r.record("fault", "restart", "operator", joinNotes("the operator restarts", killed(r.host.Parked())), nil)
 		if err := r.host.Restart(); err != nil {
 			r.fail("%v", err)
 		}
 	case 1:
-		r.record("fault", "timetravel", "operator", join("the operator restarts against a lagging apiserver (time travel)", killed(r.host.Parked())), nil)
+		r.record("fault", "timetravel", "operator", joinNotes("the operator restarts against a lagging apiserver (time travel)", killed(r.host.Parked())), nil)
 		if err := r.host.RestartLagging(); err != nil {
 			r.fail("%v", err)
 		}
