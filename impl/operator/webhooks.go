@@ -30,10 +30,8 @@ func (w *webhooks) NeedLeaderElection() bool { return false }
 func (w *webhooks) Register(path string, hook http.Handler) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !slices.Contains(w.paths, path) {
-		w.paths = append(w.paths, path)
-	}
 	w.mux.Handle(path, hook) // panics on a path registered twice, as the real server does
+	w.paths = append(w.paths, path)
 }
 
 func (w *webhooks) Start(ctx context.Context) error {
