@@ -18,13 +18,19 @@ import (
 // an update with the update's object at the revision it was judged against
 // (Store.Update's deleteWithoutFinalizers), so the answer does not carry
 // the deletion's revision, which the model's write has and for which the
-// stepped driver waits on the informers. The writer reads it from a watch
-// of the object's resource from the answer's revision: the first deletion
-// of the object after it. (The revision the store is at would do only
-// while nothing else writes to the etcd: other clusters on one etcd, a
-// check's reference run beside it, move it on.) When that revision is
+// stepped driver waits on the informers. An in-process client's store
+// tells the writer (store.Writes). Over HTTP, or when another writer's
+// removal raced the update's, the writer reads it from a watch of the
+// object's resource from the answer's revision: the first deletion of the
+// object after it, which etcd serves only when it next syncs its lagging
+// watchers, up to 100 ms later. (The revision the store is at would do
+// only while nothing else writes to the etcd: other clusters on one etcd,
+// a check's reference run beside it, move it on.) When that revision is
 // compacted away, the store's revision is all there is.
 func (w *writer) removalRev(ref model.Ref, answered int64) (int64, error) {
+	if removed := w.stored.Take(); removed > answered {
+		return removed, nil
+	}
 	ctx, cancel := context.WithTimeout(w.ctx, removalWait)
 	defer cancel()
 	events, err := w.c.env.lw.Watch(ctx, project.ResourceOf(ref), ref.Namespace, strconv.FormatInt(answered, 10))

@@ -12,6 +12,7 @@ import (
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/project"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -31,6 +32,9 @@ type writer struct {
 	// reconciling: the writes are a reconcile's, which an armed api-error
 	// fails (a heartbeat's are not, as in the model).
 	reconciling bool
+	// stored hears the store's writes under ctx when the client is
+	// in-process: removalRev reads a removal's revision from it.
+	stored store.Writes
 }
 
 var _ model.Writer = (*writer)(nil)
@@ -39,7 +43,9 @@ var _ model.Writer = (*writer)(nil)
 // registry (registry.HandOver) when the client is in-process: the writer
 // builds each object for one call and only reads the answer.
 func newWriter(ctx context.Context, c *component, limit int) *writer {
-	return &writer{ctx: registry.HandOver(ctx), c: c, limit: limit}
+	w := &writer{c: c, limit: limit}
+	w.ctx = store.WithWrites(registry.HandOver(ctx), &w.stored)
+	return w
 }
 
 func (w *writer) Stopped() bool { return w.failed || w.crashed() }
@@ -225,6 +231,7 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 		if p, ok := sent.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
 			kubeletStatus(p, api.Unix(w.c.env.now()))
 		}
+		w.stored.Take() // what this call writes is all removalRev reads
 		switch verb {
 		case model.VerbStatus:
 			stored, err = w.c.env.client.UpdateStatus(w.ctx, sent)

@@ -143,6 +143,15 @@ func (i *Informer) waitFor(ctx context.Context, cond func() (bool, error)) error
 	}
 }
 
+// Changed is closed at the informer's next change of state (an event
+// buffered or delivered, a list, a broken watch): a harness that finds it
+// behind the store waits on it rather than polling.
+func (i *Informer) Changed() <-chan struct{} {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.changed
+}
+
 // broadcastLocked wakes every waiter; mu must be held.
 func (i *Informer) broadcastLocked() {
 	close(i.changed)

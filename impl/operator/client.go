@@ -25,7 +25,9 @@ func NewClient(handler http.Handler, scheme *runtime.Scheme, st *store.Store, wr
 	n := noter{store: st, wrote: wrote, timeout: 10 * time.Second}
 	return client.New(inProcessConfig(inProcess{handler: handler,
 		before: func(*http.Request) (*http.Response, error) { return nil, nil },
-		after:  func(req *http.Request, resp *http.Response, body []byte) { _ = n.note(req, resp, body) }}), client.Options{Scheme: scheme})
+		after: func(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
+			_ = n.note(req, resp, body, lastWrite)
+		}}), client.Options{Scheme: scheme})
 }
 
 func inProcessConfig(t inProcess) *rest.Config {
@@ -41,7 +43,7 @@ type noter struct {
 
 // note reports a write that landed, with its revision (writeRev). It
 // reports whether req was a write that landed.
-func (n noter) note(req *http.Request, resp *http.Response, body []byte) bool {
+func (n noter) note(req *http.Request, resp *http.Response, body []byte, lastWrite int64) bool {
 	if !isWrite(req) || resp.StatusCode >= 300 {
 		return false
 	}
@@ -51,7 +53,7 @@ func (n noter) note(req *http.Request, resp *http.Response, body []byte) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), n.timeout)
 	defer cancel()
 	resource := resourceOf(req.URL.Path)
-	if rev, err := n.writeRev(ctx, resource, body); err == nil {
+	if rev, err := n.writeRev(ctx, resource, body, lastWrite); err == nil {
 		n.wrote(resource, rev)
 	}
 	return true
@@ -61,13 +63,14 @@ func (n noter) note(req *http.Request, resp *http.Response, body []byte) bool {
 // resourceVersion, but for an answer that is an object's last state
 // before its removal (an update that took its last finalizer, which
 // upstream answers with the object as it was judged) the revision of the
-// removal, the first deletion of the object in a watch of its resource
-// from there. (The store's revision right after the write would be the
-// write's only while nothing else writes to the etcd, and a check's
-// reference run, or a parallel test, may.) An answer of another shape
-// (a Status), or a removal whose history was compacted, falls back to the
-// store's revision.
-func (n noter) writeRev(ctx context.Context, resource string, body []byte) (int64, error) {
+// removal: the request's last store write (lastWrite), or, when the
+// removal was another writer's that raced it, the first deletion of the
+// object in a watch of its resource from there. (The store's revision
+// right after the write would be the write's only while nothing else
+// writes to the etcd, and a check's reference run, or a parallel test,
+// may.) An answer of another shape (a Status), or a removal whose history
+// was compacted, falls back to the store's revision.
+func (n noter) writeRev(ctx context.Context, resource string, body []byte, lastWrite int64) (int64, error) {
 	var a struct {
 		Kind     string `json:"kind"`
 		Metadata struct {
@@ -91,6 +94,9 @@ func (n noter) writeRev(ctx context.Context, resource string, body []byte) (int6
 		return rev, nil // still there: the answer is the write's
 	}
 	// Removed, or answered as it went: a delete's answer is at its removal's revision.
+	if lastWrite >= rev {
+		return lastWrite, nil
+	}
 	events := n.store.Watch(ctx, api.StorageName(resource), m.Namespace, rev-1)
 	for ev := range events {
 		if errors.Is(ev.Err, store.ErrGone) {

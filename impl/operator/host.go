@@ -419,8 +419,8 @@ func (h *Host) dead(p *pass) bool {
 
 // after counts the operator's writes that landed, tells the cluster, and
 // looks for churn.
-func (h *Host) after(req *http.Request, resp *http.Response, body []byte) {
-	if !h.noter.note(req, resp, body) {
+func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
+	if !h.noter.note(req, resp, body, lastWrite) {
 		return
 	}
 	p := h.passOf(req)
@@ -528,11 +528,12 @@ func (h *Host) Sync() error {
 		if err != nil {
 			return err
 		}
-		behind := ""
+		behind, changed := "", (<-chan struct{})(nil)
 		for n, i := range infs {
+			ch := i.inner.Changed() // before the look, so that no change is missed
 			count, rev := i.inner.Horizon()
 			if int64(count) != fps[n].Count || rev < fps[n].MaxModRev {
-				behind = i.inner.Resource()
+				behind, changed = i.inner.Resource(), ch
 				if i.inner.Broken() {
 					if err := h.relist(i); err != nil {
 						return err
@@ -547,7 +548,13 @@ func (h *Host) Sync() error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("operator: the %s informer did not catch up within %s", behind, h.cfg.Timeout)
 		}
-		time.Sleep(200 * time.Microsecond)
+		// Wake on the informer's change rather than poll (a 200µs sleep
+		// took 850µs on a loaded 2-core machine), and look again after a
+		// while in any case.
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
 

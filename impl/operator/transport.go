@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/converge-dev/converge/impl/store"
 )
 
 // inProcess is an http.RoundTripper that serves client-go's requests with
@@ -17,11 +19,12 @@ import (
 // client is the real one, with its real encoding, but a write has happened
 // when the call returns, which is what stepping needs. before sees every
 // request first and may answer it itself, as a crash or an API fault
-// would; after sees every answer the handler gave.
+// would; after sees every answer the handler gave, with the revision of
+// the last store write the request made (0: none).
 type inProcess struct {
 	handler http.Handler
 	before  func(*http.Request) (*http.Response, error)
-	after   func(req *http.Request, resp *http.Response, body []byte)
+	after   func(req *http.Request, resp *http.Response, body []byte, lastWrite int64)
 }
 
 func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -34,7 +37,8 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp, err := t.before(req); resp != nil || err != nil {
 		return resp, err
 	}
-	r := req.Clone(req.Context())
+	var writes store.Writes
+	r := req.Clone(store.WithWrites(req.Context(), &writes))
 	r.RequestURI = req.URL.RequestURI()
 	r.RemoteAddr = "127.0.0.1:0"
 	rec := httptest.NewRecorder()
@@ -42,7 +46,7 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	body := rec.Body.Bytes()
 	resp := rec.Result()
 	resp.Request = req
-	t.after(req, resp, body)
+	t.after(req, resp, body, writes.Take())
 	return resp, nil
 }
 

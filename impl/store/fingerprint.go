@@ -28,9 +28,9 @@ func (s *Store) Fingerprints(ctx context.Context, scopes ...Scope) ([]Fingerprin
 		prefix := s.scopePrefix(sc.Resource, sc.Namespace)
 		end := clientv3.GetPrefixRangeEnd(prefix)
 		ops = append(ops,
-			clientv3.OpGet(prefix, clientv3.WithRange(end), clientv3.WithCountOnly()),
-			clientv3.OpGet(prefix, clientv3.WithRange(end), clientv3.WithKeysOnly(), clientv3.WithLimit(1),
-				clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortDescend)))
+			clientv3.OpGet(prefix, s.reads(clientv3.WithRange(end), clientv3.WithCountOnly())...),
+			clientv3.OpGet(prefix, s.reads(clientv3.WithRange(end), clientv3.WithKeysOnly(), clientv3.WithLimit(1),
+				clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortDescend))...))
 	}
 	resp, err := s.c.Txn(ctx).Then(ops...).Commit()
 	if err != nil {

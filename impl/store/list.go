@@ -77,7 +77,7 @@ func (s *Store) ListPage(ctx context.Context, resource, namespace string, o List
 	if o.Limit > 0 {
 		opts = append(opts, clientv3.WithLimit(o.Limit))
 	}
-	resp, err := s.c.Get(ctx, start, opts...)
+	resp, err := s.c.Get(ctx, start, s.reads(opts...)...)
 	if errors.Is(err, rpctypes.ErrCompacted) {
 		return Page{}, fmt.Errorf("%w: list %s at revision %d", ErrGone, resource, rev)
 	}

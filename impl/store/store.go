@@ -36,12 +36,13 @@ type Store struct {
 	c        *clientv3.Client
 	prefix   string
 	counters *counterCache
+	mode     *readMode
 }
 
 // New returns a Store over c whose keys all start with prefix ("" in
 // production; a unique prefix per test isolates tests sharing an etcd).
 func New(c *clientv3.Client, prefix string) *Store {
-	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/"), counters: &counterCache{}}
+	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/"), counters: &counterCache{}, mode: &readMode{}}
 }
 
 // Create stores a new object and returns its revision. ErrAlreadyExists if
@@ -58,6 +59,7 @@ func (s *Store) Create(ctx context.Context, k Key, value []byte) (int64, error) 
 	if !resp.Succeeded {
 		return 0, fmt.Errorf("%w: %s", ErrAlreadyExists, k)
 	}
+	wrote(ctx, resp.Header.Revision)
 	return resp.Header.Revision, nil
 }
 
@@ -66,7 +68,7 @@ func (s *Store) Get(ctx context.Context, k Key) (Object, error) {
 	if err := validateKey(k); err != nil {
 		return Object{}, err
 	}
-	resp, err := s.c.Get(ctx, s.objectKey(k))
+	resp, err := s.c.Get(ctx, s.objectKey(k), s.reads()...)
 	if err != nil {
 		return Object{}, fmt.Errorf("store: get %s: %w", k, err)
 	}
@@ -84,7 +86,7 @@ func (s *Store) GetMany(ctx context.Context, keys ...Key) ([]Object, error) {
 		if err := validateKey(k); err != nil {
 			return nil, err
 		}
-		ops[i] = clientv3.OpGet(s.objectKey(k))
+		ops[i] = clientv3.OpGet(s.objectKey(k), s.reads()...)
 	}
 	resp, err := s.c.Txn(ctx).Then(ops...).Commit()
 	if err != nil {
@@ -119,6 +121,7 @@ func (s *Store) Update(ctx context.Context, k Key, value []byte, expectRev int64
 	if !resp.Succeeded {
 		return 0, preconditionFailure(k, expectRev, resp)
 	}
+	wrote(ctx, resp.Header.Revision)
 	return resp.Header.Revision, nil
 }
 
@@ -149,6 +152,7 @@ func (s *Store) UpdateGuarded(ctx context.Context, k Key, value []byte, expectRe
 	if !resp.Succeeded {
 		return 0, fmt.Errorf("%w: %s is no longer at revision %d or %s at %d", ErrConflict, k, expectRev, guard, guardRev)
 	}
+	wrote(ctx, resp.Header.Revision)
 	return resp.Header.Revision, nil
 }
 
@@ -168,6 +172,7 @@ func (s *Store) Delete(ctx context.Context, k Key, expectRev int64) (Object, err
 	if !resp.Succeeded {
 		return Object{}, preconditionFailure(k, expectRev, resp)
 	}
+	wrote(ctx, resp.Header.Revision)
 	deleted := Object{Key: k, Rev: resp.Header.Revision}
 	if prev := resp.Responses[0].GetResponseDeleteRange().GetPrevKvs(); len(prev) == 1 {
 		deleted.Value = prev[0].Value
@@ -178,7 +183,7 @@ func (s *Store) Delete(ctx context.Context, k Key, expectRev int64) (Object, err
 
 // Rev is the current revision of the whole etcd (not just this prefix).
 func (s *Store) Rev(ctx context.Context) (int64, error) {
-	resp, err := s.c.Get(ctx, s.prefix+"/registry/", clientv3.WithCountOnly())
+	resp, err := s.c.Get(ctx, s.prefix+"/registry/", s.reads(clientv3.WithCountOnly())...)
 	if err != nil {
 		return 0, fmt.Errorf("store: read revision: %w", err)
 	}
