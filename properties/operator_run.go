@@ -504,6 +504,24 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		ns = rapid.SampledFrom(r.op.Namespaces).Draw(rt, "namespace")
 	}
 	name := rapid.SampledFrom(r.op.Names).Draw(rt, "name")
+	// What a user action draws depends on what it drew, not on the
+	// object's state, so that when the shrinker removes an earlier action
+	// a later one keeps its meaning: a delete stays a delete (of nothing,
+	// once the create is gone), and a create or an update draws an object.
+	del := rapid.IntRange(0, 2).Draw(rt, "write or delete") == 0
+	var obj map[string]any
+	field := ""
+	if !del {
+		obj = k.gen.Object(ns, name).Draw(rt, "object")
+		if spec, _ := obj["spec"].(map[string]any); len(spec) > 0 && rapid.Bool().Draw(rt, "one field?") {
+			fields := make([]string, 0, len(spec))
+			for f := range spec {
+				fields = append(fields, f)
+			}
+			slices.Sort(fields)
+			field = rapid.SampledFrom(fields).Draw(rt, "field")
+		}
+	}
 	cur := &unstructured.Unstructured{}
 	cur.SetGroupVersionKind(k.gvk)
 	err := r.user.Get(r.ctx, client.ObjectKey{Namespace: ns, Name: name}, cur)
@@ -512,36 +530,37 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		r.fail("get %s %s: %v", k.resource, name, err)
 	}
 	switch {
+	case del:
+		detail := ""
+		if !exists {
+			detail = "absent: nothing to delete"
+		}
+		r.record("user", "delete", k.resource+"/"+model.Key(ns, name), detail, nil)
+		if exists {
+			if err := r.user.Delete(r.ctx, cur); err != nil && !apierrors.IsNotFound(err) {
+				r.fail("delete %s %s: %v", k.resource, name, err)
+			}
+		}
 	case !exists:
-		obj := k.gen.Object(ns, name).Draw(rt, "object")
-		u := &unstructured.Unstructured{Object: obj}
 		r.record("user", "create", k.resource+"/"+model.Key(ns, name), compactJSON(obj["spec"]), nil)
-		if err := r.user.Create(r.ctx, u); err != nil {
+		if err := r.user.Create(r.ctx, &unstructured.Unstructured{Object: obj}); err != nil {
 			r.fail("create %s %s: %v", k.resource, name, err)
 		}
-	case cur.GetDeletionTimestamp() == nil && rapid.IntRange(0, 2).Draw(rt, "update or delete") > 0:
-		spec := k.gen.Spec().Draw(rt, "spec")
-		if old, ok := cur.Object["spec"].(map[string]any); ok && len(spec) > 0 && rapid.Bool().Draw(rt, "one field?") {
+	default:
+		spec, _ := obj["spec"].(map[string]any)
+		if spec == nil {
+			spec = map[string]any{}
+		}
+		if old, ok := cur.Object["spec"].(map[string]any); ok && field != "" {
 			// Users mostly change one thing at a time: the drawn spec's
 			// value of one field, the rest as it was.
-			fields := make([]string, 0, len(spec))
-			for f := range spec {
-				fields = append(fields, f)
-			}
-			slices.Sort(fields)
-			f := rapid.SampledFrom(fields).Draw(rt, "field")
-			old[f] = spec[f]
+			old[field] = spec[field]
 			spec = old
 		}
 		cur.Object["spec"] = spec
 		r.record("user", "update", k.resource+"/"+model.Key(ns, name), compactJSON(spec), nil)
 		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) {
 			r.fail("update %s %s: %v", k.resource, name, err)
-		}
-	default:
-		r.record("user", "delete", k.resource+"/"+model.Key(ns, name), "", nil)
-		if err := r.user.Delete(r.ctx, cur); err != nil && !apierrors.IsNotFound(err) {
-			r.fail("delete %s %s: %v", k.resource, name, err)
 		}
 	}
 	r.host.IntentChanged()
