@@ -18,8 +18,8 @@ type readMode struct {
 // etcd has one member. That member answers a write only once it has
 // applied it, so a read served from its applied state already sees every
 // write that has returned, and it skips the read-index round through raft
-// that a linearizable read costs (a third of a stepped check's reads). With
-// several members a follower may lag, and reads stay linearizable.
+// that a linearizable read costs (a tenth of an operator check's time).
+// With several members a follower may lag, and reads stay linearizable.
 func (s *Store) reads(opts ...clientv3.OpOption) []clientv3.OpOption {
 	s.mode.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
