@@ -138,19 +138,24 @@ func (r *Registry) cleanUpCRD(ctx context.Context, c *api.CustomResourceDefiniti
 	if !slices.Contains(c.Finalizers, CRDCleanupFinalizer) {
 		return false, nil
 	}
-	status := c.Status.DeepCopy()
-	setCRDCondition(status, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, "InstanceDeletionInProgress", "CustomResource deletion is in progress", r.clock())
-	if err := r.writeCRDStatus(ctx, c, status); err != nil {
-		return false, err
-	}
+	// Creates are refused before the Terminating condition shows, so that
+	// a client that has seen it cannot create one more.
 	resource := c.Spec.Names.Plural
-	if cr, ok := api.LookupCustom(resource); ok {
+	cr, served := api.LookupCustom(resource)
+	if served {
 		if v, mine := r.served().Load(c.Name); mine && !cr.Terminating {
 			cr.Terminating = true
 			if err := api.RegisterCustom(v.(servedCRD).owner, cr); err != nil {
 				return false, err
 			}
 		}
+	}
+	status := c.Status.DeepCopy()
+	setCRDCondition(status, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, "InstanceDeletionInProgress", "CustomResource deletion is in progress", r.clock())
+	if err := r.writeCRDStatus(ctx, c, status); err != nil {
+		return false, err
+	}
+	if served {
 		l, err := r.List(ctx, resource, "", ListOptions{})
 		if err != nil {
 			return false, err
