@@ -45,10 +45,12 @@ func newCRDEnv(t *testing.T) *testEnv {
 	return e
 }
 
-// waitFor polls cond for up to 10 s.
+// waitFor polls cond for up to 30 s: under the race detector, on a
+// machine busy with other packages' tests, a CRD's cleanup once took more
+// than 10.
 func (e *testEnv) waitFor(what string, cond func() bool) {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return
 		}
