@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties/crdgen"
 )
@@ -79,7 +81,7 @@ func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 // campaign that runs rapid itself; stores come from t.
 func OperatorProperty(t testing.TB, op Operator) func(*rapid.T) {
 	silenceControllerRuntime()
-	shared := &operatorShared{}
+	shared := &operatorShared{crds: sync.OnceValues(func() ([]*api.CustomResourceDefinition, error) { return registry.ReadCRDs(op.CRDs) })}
 	return func(rt *rapid.T) { runOperator(rt, t, op, shared) }
 }
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
 )
 
@@ -135,6 +136,8 @@ type operatorShared struct {
 	mu    sync.Mutex
 	refs  map[string]map[string]map[string]any
 	hooks sync.Once
+	// crds are the operator's CRDs, read once for every check.
+	crds func() ([]*api.CustomResourceDefinition, error)
 }
 
 // maxReferences bounds the kept reference states.

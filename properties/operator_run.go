@@ -114,7 +114,11 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 			r.close()
 		}
 	}()
-	names, err := reg.InstallCRDs(r.ctx, op.CRDs)
+	crds, err := shared.crds()
+	if err != nil {
+		rt.Fatalf("properties: read the CRDs: %v", err)
+	}
+	names, err := reg.Install(r.ctx, crds)
 	if err != nil {
 		rt.Fatalf("properties: install the CRDs: %v", err)
 	}

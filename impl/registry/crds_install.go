@@ -21,6 +21,17 @@ import (
 // problem nothing more is installed and the error names the file. It
 // returns the names of the CRDs installed, sorted.
 func (r *Registry) InstallCRDs(ctx context.Context, dir string) ([]string, error) {
+	crds, err := ReadCRDs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return r.Install(ctx, crds)
+}
+
+// ReadCRDs reads the CustomResourceDefinitions in the manifests under dir,
+// as InstallCRDs does, without installing them: a harness that installs
+// the same CRDs on many registries reads them once.
+func ReadCRDs(dir string) ([]*api.CustomResourceDefinition, error) {
 	files, err := manifestFiles(dir)
 	if err != nil {
 		return nil, err
@@ -43,6 +54,12 @@ func (r *Registry) InstallCRDs(ctx context.Context, dir string) ([]string, error
 			crds = append(crds, c)
 		}
 	}
+	return crds, nil
+}
+
+// Install installs crds as InstallCRDs does, and returns their names,
+// sorted. It does not change crds: the registry writes copies.
+func (r *Registry) Install(ctx context.Context, crds []*api.CustomResourceDefinition) ([]string, error) {
 	var names []string
 	for _, c := range crds {
 		if err := r.installCRD(ctx, c); err != nil {
