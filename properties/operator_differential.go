@@ -130,13 +130,10 @@ func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructur
 }
 
 // operatorShared is what the checks of one property share: the reference
-// runs' end states, by their inputs, and whether the webhooks that are not
-// run were told of.
+// runs' end states, by their inputs, and the operator's CRDs, read once.
 type operatorShared struct {
-	mu    sync.Mutex
-	refs  map[string]map[string]map[string]any
-	hooks sync.Once
-	// crds are the operator's CRDs, read once for every check.
+	mu   sync.Mutex
+	refs map[string]map[string]map[string]any
 	crds func() ([]*api.CustomResourceDefinition, error)
 }
 

@@ -141,12 +141,7 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 	if err != nil {
 		rt.Fatalf("properties: start the operator: %v", err)
 	}
-	if hooks := r.host.Webhooks(); len(hooks) > 0 {
-		shared.hooks.Do(func() {
-			t.Logf("converge: the operator registered admission webhooks (%s); they are not run: the drawn custom resources reach the reconcilers without them (Operator.Fields constrains them)",
-				strings.Join(hooks, ", "))
-		})
-	}
+	reg.SetAdmission(r.host.Admission())
 	ready = true
 	return r
 }
@@ -547,7 +542,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		}
 	case !exists:
 		r.record("user", "create", k.resource+"/"+model.Key(ns, name), compactJSON(obj["spec"]), nil)
-		if err := r.user.Create(r.ctx, &unstructured.Unstructured{Object: obj}); err != nil {
+		if err := r.user.Create(r.ctx, &unstructured.Unstructured{Object: obj}); err != nil && !r.refusedByWebhook(err) {
 			r.fail("create %s %s: %v", k.resource, name, err)
 		}
 	default:
@@ -563,7 +558,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		}
 		cur.Object["spec"] = spec
 		r.record("user", "update", k.resource+"/"+model.Key(ns, name), compactJSON(spec), nil)
-		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) {
+		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) && !r.refusedByWebhook(err) {
 			r.fail("update %s %s: %v", k.resource, name, err)
 		}
 	}
@@ -628,10 +623,22 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		o.SetLabels(labels)
 		r.record("drift", "update", what, "another writer labels it", nil)
 	}
-	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refusedByWebhook(err) {
 		r.fail("drift: %v", err)
 	}
 	r.sync()
+}
+
+// refusedByWebhook says whether err is the denial of one of the
+// operator's admission webhooks, which a user's write may meet as in a
+// cluster, and notes it on the step.
+func (r *operatorRun) refusedByWebhook(err error) bool {
+	if !strings.HasPrefix(err.Error(), "admission webhook ") {
+		return false
+	}
+	e := &r.events[len(r.events)-1]
+	e.Detail = strings.TrimPrefix(e.Detail+"; refused: "+err.Error(), "; ")
+	return true
 }
 
 func hasData(o *unstructured.Unstructured) bool {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/converge-dev/converge/properties"
 	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
@@ -149,25 +150,67 @@ func sameSteps(t *testing.T, op properties.Operator) []traces.TraceEvent {
 	return a
 }
 
-// fleetDefaulter is an admission webhook of the kind kubebuilder scaffolds.
+// fleetDefaulter and fleetRules are admission webhooks of the kinds
+// kubebuilder scaffolds: a Fleet gets a label, and has at most 2 Ships.
 type fleetDefaulter struct{}
 
-func (fleetDefaulter) Default(context.Context, *fleetv1.Fleet) error { return nil }
+func (fleetDefaulter) Default(_ context.Context, f *fleetv1.Fleet) error {
+	if f.Labels == nil {
+		f.Labels = map[string]string{}
+	}
+	f.Labels["fleet.example.com/defaulted"] = "yes"
+	return nil
+}
 
-// TestCheckOperatorRunsASetupWithWebhooks: a Setup that also registers
-// admission webhooks, as cmd/main.go does, is checked as it is: the
-// webhooks are not run, and nothing listens.
-func TestCheckOperatorRunsASetupWithWebhooks(t *testing.T) {
-	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "10"})()
+type fleetRules struct{}
+
+func (fleetRules) ValidateCreate(_ context.Context, f *fleetv1.Fleet) (admission.Warnings, error) {
+	return fleetRules{}.check(f)
+}
+
+func (fleetRules) ValidateUpdate(_ context.Context, _, f *fleetv1.Fleet) (admission.Warnings, error) {
+	return fleetRules{}.check(f)
+}
+
+func (fleetRules) ValidateDelete(context.Context, *fleetv1.Fleet) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (fleetRules) check(f *fleetv1.Fleet) (admission.Warnings, error) {
+	if f.Spec.Ships > 2 {
+		return nil, fmt.Errorf("a fleet has at most 2 ships, not %d", f.Spec.Ships)
+	}
+	return nil, nil
+}
+
+// TestCheckOperatorRunsTheOperatorsWebhooks: a Setup that also registers
+// admission webhooks, as cmd/main.go does, is checked as it is, and its
+// webhooks admit every write as in a cluster: no stored Fleet lacks the
+// defaulter's label or has more Ships than the validator allows, though
+// the schema allows 4 and the generator draws them.
+func TestCheckOperatorRunsTheOperatorsWebhooks(t *testing.T) {
+	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "20"})()
 	properties.CheckOperator(t, properties.Operator{
 		CRDs:   "testdata/fleet/config/crd/bases",
 		Scheme: fleetScheme(),
 		Setup: func(mgr ctrl.Manager) error {
-			if err := builder.WebhookManagedBy(mgr, &fleetv1.Fleet{}).WithDefaulter(fleetDefaulter{}).Complete(); err != nil {
+			if err := builder.WebhookManagedBy(mgr, &fleetv1.Fleet{}).WithDefaulter(fleetDefaulter{}).WithValidator(fleetRules{}).Complete(); err != nil {
 				return err
 			}
 			return controller.Setup(mgr)
 		},
 		Kinds: []string{"fleets"},
+		Invariant: func(ctx context.Context, c client.Reader) error {
+			var fleets fleetv1.FleetList
+			if err := c.List(ctx, &fleets); err != nil {
+				return err
+			}
+			for _, f := range fleets.Items {
+				if f.Labels["fleet.example.com/defaulted"] != "yes" || f.Spec.Ships > 2 {
+					return fmt.Errorf("fleet %s was not admitted: labels %v, %d ships", f.Name, f.Labels, f.Spec.Ships)
+				}
+			}
+			return nil
+		},
 	})
 }

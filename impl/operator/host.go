@@ -871,7 +871,7 @@ func (h *Host) Kinds() []schema.GroupVersionKind {
 }
 
 // Webhooks is the paths of the admission webhooks the operator registered,
-// sorted. converge does not run them.
+// sorted. CheckOperator runs them through Admission.
 func (h *Host) Webhooks() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
+	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/apiserver"
 	convergeclient "github.com/converge-dev/converge/impl/client"
@@ -78,6 +79,13 @@ func start(t *testing.T, panicOn string) *rig {
 // Setup.
 func config(t *testing.T) (operator.Config, convergeclient.Client) {
 	t.Helper()
+	cfg, reg := configOver(t)
+	return cfg, convergeclient.Local(reg)
+}
+
+// configOver is config, with the registry it serves.
+func configOver(t *testing.T) (operator.Config, *registry.Registry) {
+	t.Helper()
 	st := storetest.Store(t)
 	var s *cluster.Stepped
 	reg := registry.New(registry.Config{Store: st, Clock: func() time.Time { return s.Now() }})
@@ -90,7 +98,7 @@ func config(t *testing.T) (operator.Config, convergeclient.Client) {
 	scheme := runtime.NewScheme()
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
 	require.NoError(t, webappv1.AddToScheme(scheme))
-	return operator.Config{Scheme: scheme, Handler: srv.Handler(), Store: st, ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite}, cli
+	return operator.Config{Scheme: scheme, Handler: srv.Handler(), Store: st, ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite}, reg
 }
 
 func TestASetupErrorIsReturnedAtOnce(t *testing.T) {
@@ -102,14 +110,17 @@ func TestASetupErrorIsReturnedAtOnce(t *testing.T) {
 	require.Less(t, time.Since(start), 5*time.Second, "nothing waits for a manager that never started")
 }
 
+// TestAWatchOfAKindNotServedNamesTheKind: Ships, whose CRD no test here
+// installs (custom kinds, once served, are served process-wide).
 func TestAWatchOfAKindNotServedNamesTheKind(t *testing.T) {
 	cfg, _ := config(t)
 	cfg.Timeout = time.Second
+	require.NoError(t, fleetv1.AddToScheme(cfg.Scheme))
 	cfg.Setup = func(mgr ctrl.Manager) error {
-		return ctrl.NewControllerManagedBy(mgr).For(&webappv1.WebApp{}).Complete(&copier{Client: mgr.GetClient()})
+		return ctrl.NewControllerManagedBy(mgr).For(&fleetv1.Ship{}).Complete(&copier{Client: mgr.GetClient()})
 	}
 	_, err := operator.Start(cfg)
-	require.ErrorContains(t, err, "webapp.example.com/v1, Kind=WebApp")
+	require.ErrorContains(t, err, "fleet.example.com/v1, Kind=Ship")
 	require.ErrorContains(t, err, "is its CRD among the CRDs?")
 }
 

@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 
@@ -10,11 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
-// webhooks is the manager's webhook server. converge runs no admission
-// webhooks, so it listens nowhere and needs no certificates: it only
-// remembers the paths the operator registered, so that the check can say
-// they were not run. A Setup written as cmd/main.go's, with its
-// SetupWebhookWithManager calls, still starts.
+// webhooks is the manager's webhook server. It listens nowhere and needs
+// no certificates: Host.Admission calls the handlers the operator
+// registered in-process, as the registry writes. A Setup written as
+// cmd/main.go's, with its SetupWebhookWithManager calls, starts as it is.
 type webhooks struct {
 	mu    sync.Mutex
 	paths []string
@@ -49,4 +49,19 @@ func (w *webhooks) registered() []string {
 	out := slices.Clone(w.paths)
 	slices.Sort(out)
 	return out
+}
+
+// handler is the handler registered at path, if any (none before the
+// operator's first start).
+func (w *webhooks) handler(path string) (http.Handler, bool) {
+	if w == nil {
+		return nil, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.paths, path) {
+		return nil, false
+	}
+	h, _ := w.mux.Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}})
+	return h, true
 }

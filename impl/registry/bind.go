@@ -90,7 +90,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if err != nil {
 			return nil, err
 		}
-		if isDryRun(ctx) {
+		if IsDryRun(ctx) {
 			p.ResourceVersion = formatRV(rev)
 			return answer(ctx, p, true), nil
 		}
@@ -116,7 +116,7 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 // precondition (want), when it holds the pod at that revision. A dry run
 // writes nothing that a guard could check, so it always reads.
 func (r *Registry) recentPair(ctx context.Context, nodeKey, podKey store.Key, want int64, attempt int) ([]store.Object, bool) {
-	if attempt > 0 || want == 0 || isDryRun(ctx) {
+	if attempt > 0 || want == 0 || IsDryRun(ctx) {
 		return nil, false
 	}
 	n, ok := r.recent.latest(nodeKey)

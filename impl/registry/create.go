@@ -51,11 +51,17 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 			errors.New("create not allowed while custom resource definition is terminating"))
 	}
 	api.Default(obj)
+	if obj, err = r.mutate(ctx, nil, obj); err != nil {
+		return nil, store.Object{}, err
+	}
 	m := obj.GetObjectMeta()
 	if m.ResourceVersion != "" {
 		return nil, store.Object{}, api.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	if err := api.Validate(obj); err != nil {
+		return nil, store.Object{}, err
+	}
+	if err := r.validateAdmission(ctx, nil, obj); err != nil {
 		return nil, store.Object{}, err
 	}
 	if info.Namespaced {
@@ -97,7 +103,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	if err != nil {
 		return nil, store.Object{}, err
 	}
-	if isDryRun(ctx) {
+	if IsDryRun(ctx) {
 		return obj, store.Object{}, r.absent(ctx, info, m.Namespace, m.Name)
 	}
 	key := storeKey(info, m.Namespace, m.Name)
@@ -125,14 +131,14 @@ func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, o
 			return nil, err
 		}
 		value, err := encode(obj)
-		if err == nil && !isDryRun(ctx) {
+		if err == nil && !IsDryRun(ctx) {
 			r.recent.abandon(pending) // the name before was taken
 			key := storeKey(info, m.Namespace, name)
 			pending = r.startWrite(key, value, obj)
 		}
 		return value, err
 	}
-	if isDryRun(ctx) {
+	if IsDryRun(ctx) {
 		name, err := r.store.NextGeneratedName(ctx, storageResource(info), m.Namespace, m.GenerateName)
 		if err != nil {
 			return nil, store.Object{}, storeError(ctx, err, info.GroupResource(), m.GenerateName)

@@ -146,7 +146,7 @@ func (r *Registry) rewrite(ctx context.Context, key store.Key, old api.Object, r
 	if err != nil {
 		return nil, err
 	}
-	if isDryRun(ctx) {
+	if IsDryRun(ctx) {
 		return old, nil
 	}
 	pending := r.startWrite(key, value, old)
@@ -163,7 +163,7 @@ func (r *Registry) rewrite(ctx context.Context, key store.Key, old api.Object, r
 // remove deletes for good with a CAS on the revision read, and returns the
 // last value at the deletion's revision, as a DELETED watch event has it.
 func (r *Registry) remove(ctx context.Context, key store.Key, old api.Object, rev int64) (api.Object, error) {
-	if isDryRun(ctx) {
+	if IsDryRun(ctx) {
 		return old, nil
 	}
 	r.recent.forget(key)

@@ -20,7 +20,8 @@ func WithDryRun(ctx context.Context) context.Context {
 	return context.WithValue(ctx, dryRunKey{}, true)
 }
 
-func isDryRun(ctx context.Context) bool {
+// IsDryRun says whether ctx marks a dry run; admission webhooks are told.
+func IsDryRun(ctx context.Context) bool {
 	dry, _ := ctx.Value(dryRunKey{}).(bool)
 	return dry
 }

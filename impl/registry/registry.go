@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -33,6 +34,7 @@ type Registry struct {
 	allocMu    sync.Mutex // serialises clusterIP allocation with its create
 	recent     recentValues
 	watching   sync.Map // resource -> *atomic.Int64, the watches open on it
+	admission  atomic.Pointer[Admission]
 }
 
 // New returns a Registry over cfg.Store.

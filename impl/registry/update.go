@@ -70,6 +70,11 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 			return nil, api.NewOptimisticLockConflict(info.GroupResource(), m.Name)
 		}
 		next := mergeUpdate(info, old, in, status)
+		if subresource == "" {
+			if next, err = r.mutate(ctx, old, next); err != nil {
+				return nil, err
+			}
+		}
 		if fn := managedFieldsOf(ctx); fn != nil && subresource != "finalize" {
 			next.GetObjectMeta().ManagedFields = fn(old, in)
 		}
@@ -89,6 +94,11 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		}
 		if err := validate(old, next); err != nil {
 			return nil, err
+		}
+		if subresource == "" {
+			if err := r.validateAdmission(ctx, old, next); err != nil {
+				return nil, err
+			}
 		}
 		if err := checkNoNewFinalizers(info, old, next); err != nil {
 			return nil, err
@@ -115,7 +125,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		if err != nil {
 			return nil, err
 		}
-		if isDryRun(ctx) {
+		if IsDryRun(ctx) {
 			next.GetObjectMeta().ResourceVersion = formatRV(rev)
 			return answer(ctx, next, status), nil
 		}
