@@ -3,6 +3,7 @@ package properties
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -126,7 +127,7 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 	if err != nil {
 		rt.Fatal(err)
 	}
-	if r.user, err = operator.NewClient(srv.Handler(), op.Scheme, st, s.NoteExternalWrite); err != nil {
+	if r.user, err = operator.NewClient(srv.Handler(), op.Scheme, s.NoteExternalWrite); err != nil {
 		rt.Fatal(err)
 	}
 	if err := r.loadKinds(names); err != nil {
@@ -542,7 +543,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		}
 	case !exists:
 		r.record("user", "create", k.resource+"/"+model.Key(ns, name), compactJSON(obj["spec"]), nil)
-		if err := r.user.Create(r.ctx, &unstructured.Unstructured{Object: obj}); err != nil && !r.refusedByWebhook(err) {
+		if err := r.user.Create(r.ctx, &unstructured.Unstructured{Object: obj}); err != nil && !r.refused(err) {
 			r.fail("create %s %s: %v", k.resource, name, err)
 		}
 	default:
@@ -558,7 +559,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 		}
 		cur.Object["spec"] = spec
 		r.record("user", "update", k.resource+"/"+model.Key(ns, name), compactJSON(spec), nil)
-		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) && !r.refusedByWebhook(err) {
+		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) && !r.refused(err) {
 			r.fail("update %s %s: %v", k.resource, name, err)
 		}
 	}
@@ -613,6 +614,9 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		}
 		slices.Sort(keys)
 		data[keys[0]] = "drifted"
+		if o.GetKind() == "Secret" { // a Secret's data is base64
+			data[keys[0]] = base64.StdEncoding.EncodeToString([]byte("drifted"))
+		}
 		r.record("drift", "update", what, "another writer sets data."+keys[0], nil)
 	default:
 		labels := o.GetLabels()
@@ -623,17 +627,18 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		o.SetLabels(labels)
 		r.record("drift", "update", what, "another writer labels it", nil)
 	}
-	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refusedByWebhook(err) {
+	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refused(err) {
 		r.fail("drift: %v", err)
 	}
 	r.sync()
 }
 
-// refusedByWebhook says whether err is the denial of one of the
-// operator's admission webhooks, which a user's write may meet as in a
-// cluster, and notes it on the step.
-func (r *operatorRun) refusedByWebhook(err error) bool {
-	if !strings.HasPrefix(err.Error(), "admission webhook ") {
+// refused says whether err is the server refusing what a user or another
+// writer sent, as it would in a cluster, and notes it on the step: one of
+// the operator's admission webhooks denied it, or it is invalid (a drawn
+// field merged into the stored spec can break a rule across fields).
+func (r *operatorRun) refused(err error) bool {
+	if !strings.HasPrefix(err.Error(), "admission webhook ") && !apierrors.IsInvalid(err) {
 		return false
 	}
 	e := &r.events[len(r.events)-1]

@@ -164,6 +164,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	} else if dry {
 		r = r.WithContext(registry.WithDryRun(r.Context()))
 	}
+	// As kube-apiserver, an update that changes nothing writes nothing.
+	r = r.WithContext(registry.SkipUnchanged(r.Context()))
 	s.serveResource(w, r, rt, verb)
 }
 

@@ -59,7 +59,9 @@ type Item struct {
 	Request    reconcile.Request
 }
 
-func (it Item) String() string { return it.Controller + " " + it.Request.String() }
+func (it Item) String() string {
+	return it.Controller + " " + objectKey(it.Request.Namespace, it.Request.Name)
+}
 
 // Failure is a reconcile that panicked, or returned an error with no
 // fault to blame that is not one of the answers a stale cache earns every
@@ -181,7 +183,7 @@ func Start(cfg Config) (*Host, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	h := &Host{cfg: cfg, noter: noter{store: cfg.Store, wrote: cfg.Wrote, timeout: cfg.Timeout}}
+	h := &Host{cfg: cfg, noter: noter{wrote: cfg.Wrote}}
 	if err := h.start(nil); err != nil {
 		h.Close()
 		return nil, err
@@ -420,7 +422,7 @@ func (h *Host) dead(p *pass) bool {
 // after counts the operator's writes that landed, tells the cluster, and
 // looks for churn.
 func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
-	if !h.noter.note(req, resp, body, lastWrite) {
+	if !h.noter.note(req, resp, lastWrite) {
 		return
 	}
 	p := h.passOf(req)

@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
-	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/apiserver"
 	convergeclient "github.com/converge-dev/converge/impl/client"
@@ -27,6 +26,7 @@ import (
 	"github.com/converge-dev/converge/impl/operator"
 	"github.com/converge-dev/converge/impl/registry"
 	"github.com/converge-dev/converge/impl/store/storetest"
+	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

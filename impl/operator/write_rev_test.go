@@ -28,7 +28,7 @@ func TestWritesAreNotedAtTheirOwnRevision(t *testing.T) {
 	srv, err := apiserver.New(apiserver.Config{Registry: registry.New(registry.Config{Store: st})})
 	require.NoError(t, err)
 	var noted []int64
-	c, err := operator.NewClient(srv.Handler(), clientgoscheme.Scheme, st, func(_ string, rev int64) { noted = append(noted, rev) })
+	c, err := operator.NewClient(srv.Handler(), clientgoscheme.Scheme, func(_ string, rev int64) { noted = append(noted, rev) })
 	require.NoError(t, err)
 	// Another cluster writes all along, and moves the etcd's revision on.
 	busy, stop := context.WithCancel(ctx)
@@ -71,4 +71,41 @@ func ctxWithCancel(t *testing.T) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// A write request that stores nothing is not a write: no watcher hears of
+// it, and a resync that makes only such requests is at a fixed point. An
+// apply of what is there, an update that changes nothing, a second delete
+// of an object that is terminating, and a dry run store nothing.
+func TestRequestsThatStoreNothingAreNotWrites(t *testing.T) {
+	ctx := context.Background()
+	srv, err := apiserver.New(apiserver.Config{Registry: registry.New(registry.Config{Store: storetest.Store(t)})})
+	require.NoError(t, err)
+	var noted []int64
+	c, err := operator.NewClient(srv.Handler(), clientgoscheme.Scheme, func(_ string, rev int64) { noted = append(noted, rev) })
+	require.NoError(t, err)
+	apply := func() {
+		cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: "applied", Namespace: "default"}, Data: map[string]string{"k": "v"}}
+		require.NoError(t, c.Patch(ctx, cm, client.Apply, client.FieldOwner("probe"), client.ForceOwnership)) //nolint:staticcheck // the apply patch as operators send it
+	}
+	apply()
+	require.Len(t, noted, 1, "the first apply creates")
+	apply()
+	require.Len(t, noted, 1, "an apply of what is there stores nothing")
+
+	cm := &corev1.ConfigMap{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "applied"}, cm))
+	require.NoError(t, c.Update(ctx, cm))
+	require.Len(t, noted, 1, "an update that changes nothing stores nothing")
+	cm.Data["k"] = "w"
+	require.NoError(t, c.Update(ctx, cm, client.DryRunAll))
+	require.Len(t, noted, 1, "a dry run stores nothing")
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "going"}}
+	require.NoError(t, c.Create(ctx, ns))
+	require.NoError(t, c.Delete(ctx, ns))
+	require.Len(t, noted, 3, "a namespace's create and delete, which marks it terminating")
+	require.NoError(t, c.Delete(ctx, ns))
+	require.Len(t, noted, 3, "a second delete of a terminating namespace stores nothing")
 }

@@ -150,6 +150,29 @@ func TestUpdateWithNoChangeStillWrites(t *testing.T) {
 	}
 }
 
+// TestUpdateWithNoChangeWritesNothingForClients: the apiserver asks for
+// kube-apiserver's way (SkipUnchanged): an update or a status update that
+// changes nothing keeps the resourceVersion; one that changes something
+// writes.
+func TestUpdateWithNoChangeWritesNothingForClients(t *testing.T) {
+	r, ctx := newRegistry(t)
+	d := mustCreate(t, ctx, r, deployment("myapp", 3))
+	ctx = registry.SkipUnchanged(ctx)
+	up, err := r.Update(ctx, d)
+	if err != nil || up.GetObjectMeta().ResourceVersion != d.ResourceVersion {
+		t.Fatalf("a no-op update answered %v, %v; want the stored object at %s", up, err, d.ResourceVersion)
+	}
+	st, err := r.UpdateStatus(ctx, d)
+	if err != nil || st.GetObjectMeta().ResourceVersion != d.ResourceVersion {
+		t.Fatalf("a no-op status update answered %v, %v; want the stored object at %s", st, err, d.ResourceVersion)
+	}
+	d.Spec.Replicas = int32p(4)
+	up, err = r.Update(ctx, d)
+	if err != nil || up.GetObjectMeta().ResourceVersion == d.ResourceVersion {
+		t.Fatalf("a real update answered %v, %v; want a new resourceVersion", up, err)
+	}
+}
+
 func TestGenerationBumpsOnlyOnSpecChange(t *testing.T) {
 	r, ctx := newRegistry(t)
 	mustCreate(t, ctx, r, deployment("myapp", 3))

@@ -125,6 +125,9 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 		if err != nil {
 			return nil, err
 		}
+		if unchanged(ctx, old, value) {
+			return answer(ctx, old, true), nil
+		}
 		if IsDryRun(ctx) {
 			next.GetObjectMeta().ResourceVersion = formatRV(rev)
 			return answer(ctx, next, status), nil
