@@ -563,7 +563,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 			r.fail("update %s %s: %v", k.resource, name, err)
 		}
 	}
-	r.host.IntentChanged()
+	r.host.IntentChanged(string(cur.GetUID()))
 	r.sync()
 }
 

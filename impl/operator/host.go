@@ -824,12 +824,13 @@ func (h *Host) stop() {
 }
 
 // IntentChanged tells the host that a user changed what the operator is
-// asked for: a delete and a re-create on either side of it are the
-// operator following the user, not churn.
-func (h *Host) IntentChanged() {
+// asked for, the object of uid ("" for a new one): a delete and a
+// re-create on either side of it are the operator following the user, not
+// churn.
+func (h *Host) IntentChanged(uid string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.churn.deleted = nil
+	h.churn.changed(uid)
 }
 
 // Writes is how many writes the operator has made.
