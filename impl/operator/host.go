@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -59,14 +60,23 @@ type Item struct {
 	Request    reconcile.Request
 }
 
+// expectedOfACache says whether err is an answer a stale cache earns
+// every controller: a conflict, a not-found, an already-exists, or a
+// create in a namespace that is being deleted (upstream's
+// NamespaceLifecycle), which ends once the namespace has gone.
+func expectedOfACache(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err) ||
+		apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
+}
+
 func (it Item) String() string {
 	return it.Controller + " " + objectKey(it.Request.Namespace, it.Request.Name)
 }
 
 // Failure is a reconcile that panicked, or returned an error with no
 // fault to blame that is not one of the answers a stale cache earns every
-// controller: a conflict, a not-found, an already-exists. controller-
-// runtime retries those, and they are how optimistic concurrency works.
+// controller (expectedOfACache). controller-runtime retries those, and
+// they are how optimistic concurrency works.
 type Failure struct {
 	Item
 	// Oracle names the check that failed when it is not the reconcile's
@@ -323,7 +333,7 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 	o.h.mu.Lock()
 	blamed, failed, crashed := p.faulted, p.failed, p.life.crashed
 	o.h.mu.Unlock()
-	if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) && !blamed {
+	if err != nil && !expectedOfACache(err) && !blamed {
 		o.h.fail(Failure{Item: Item{o.name, req}, Err: err})
 	}
 	if failed && !crashed && err == nil && res.IsZero() {

@@ -1,0 +1,15 @@
+// Package foreign holds operators written the way an operator author
+// writes them, without converge in mind (kubebuilder's layout, hand-written
+// deep copies), each over a different part of controller-runtime: a
+// StatefulSet with a scale subresource and a cross-field CEL rule
+// (memcache), Jobs replaced when their immutable template changes, two
+// CRD versions, metadata-only and channel sources and server-side apply
+// (tasks), a cluster-scoped kind that owns a Namespace and a Secret with a
+// random token (tenant). Each correct operator must pass CheckOperator
+// with its default settings, and each seeded bug must be caught
+// (probetest.ExpectFailure). They were the false alarms of 2026-11-28: a
+// request that stored nothing counted as a write, a second delete of a
+// terminating namespace hung, a Job's replacement read as churn, a random
+// token or a uid-derived label failed the differential, and a one-field
+// update that broke a cross-field rule failed the check.
+package foreign
