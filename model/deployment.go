@@ -73,6 +73,7 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 		maxOld = max(maxOld, rs.Revision)
 	}
 	rev := int64(0)
+	revision := d.Revision // the newest ReplicaSet's, written with the status
 	switch {
 	case cur == nil:
 		hash := TemplateHash(d.Image, d.PodLabels, d.Template)
@@ -91,6 +92,9 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 			Revision:     maxOld + 1,
 		}
 		rev = t.Create(rs)
+		if rev != 0 {
+			revision = rs.Revision
+		}
 	case cur.Revision <= maxOld:
 		// A template seen before is back (kubectl rollout undo): its
 		// ReplicaSet becomes the newest revision again, as upstream
@@ -98,6 +102,9 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 		next := cur.shallow().(*ReplicaSet)
 		next.Revision = maxOld + 1
 		rev = t.Update(VerbUpdate, cur, next)
+		if rev != 0 {
+			revision = next.Revision
+		}
 	case total == 0:
 		// Not rolling: just scale.
 		if cur.Replicas != d.Replicas {
@@ -152,9 +159,12 @@ func reconcileDeployment(c *Memory, h Host, t Writer, key string) {
 		s.UpdatedReplicas = cur.Status.Replicas
 	}
 	s.AvailableReplicas = s.ReadyReplicas
-	if s != d.Status || d.ObservedGeneration != d.Generation {
+	if cur != nil && cur.Revision > maxOld {
+		revision = cur.Revision
+	}
+	if s != d.Status || d.ObservedGeneration != d.Generation || revision != d.Revision {
 		nd := d.shallow().(*Deployment)
-		nd.Status, nd.ObservedGeneration = s, d.Generation
+		nd.Status, nd.ObservedGeneration, nd.Revision = s, d.Generation, revision
 		t.Update(VerbStatus, d, nd)
 	}
 }

@@ -211,7 +211,11 @@ type Deployment struct {
 	MaxUnavailable     IntOrPercent
 	Generation         int64
 	ObservedGeneration int64
-	Status             DeploymentStatus
+	// Revision is the newest ReplicaSet's (deployment.kubernetes.io/revision),
+	// which the deployment controller writes with the status, as upstream's
+	// does: an update that drops it has the controller write it again.
+	Revision int
+	Status   DeploymentStatus
 }
 
 type DeploymentStatus struct {

@@ -94,6 +94,7 @@ func (s *Snapshot) Fields(o Obj) []Field {
 	switch x := o.(type) {
 	case *Deployment:
 		add("metadata.generation", x.Generation)
+		add("metadata.revision", x.Revision)
 		always("spec.replicas", x.Replicas)
 		add("spec.template.image", x.Image)
 		add("spec.template.labels", x.PodLabels)

@@ -255,7 +255,8 @@ func userFields(s *model.Snapshot, o model.Obj) []model.Field {
 	for _, f := range s.Fields(o) {
 		switch o.(type) {
 		case *model.Deployment, *model.Pod:
-			if strings.HasPrefix(f.Name, "status.") || f.Name == "spec.nodeName" {
+			// The revision is the deployment controller's, with its status.
+			if strings.HasPrefix(f.Name, "status.") || f.Name == "spec.nodeName" || f.Name == "metadata.revision" {
 				continue
 			}
 		}

@@ -35,6 +35,7 @@ func deploymentToModel(d *api.Deployment, m model.Meta) (*model.Deployment, erro
 		MaxUnavailable:     unavailable,
 		Generation:         d.Generation,
 		ObservedGeneration: d.Status.ObservedGeneration,
+		Revision:           revisionOf(&d.ObjectMeta),
 		Status: model.DeploymentStatus{
 			Replicas:          int(d.Status.Replicas),
 			UpdatedReplicas:   int(d.Status.UpdatedReplicas),
@@ -73,6 +74,7 @@ func applyDeployment(d *api.Deployment, o *model.Deployment) {
 	if d.Generation != o.Generation {
 		d.Generation = o.Generation
 	}
+	setRevision(&d.ObjectMeta, o.Revision)
 	st := &d.Status
 	if st.ObservedGeneration != o.ObservedGeneration {
 		st.ObservedGeneration = o.ObservedGeneration

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
@@ -167,6 +168,12 @@ func mergeUpdate(info api.ResourceInfo, old, in api.Object, status bool) api.Obj
 		// in is update's own, read again only by a retry's merge, which
 		// changes nothing: next can share its status.
 		setStatus(next, in)
+		if d, ok := next.(*api.Deployment); ok {
+			// Upstream's deployment status strategy resets only the spec
+			// and labels: the deployment controller writes the revision
+			// annotation with the status.
+			d.Annotations = maps.Clone(in.GetObjectMeta().Annotations)
+		}
 		return next
 	}
 	next := api.DeepCopy(in)

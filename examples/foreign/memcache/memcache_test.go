@@ -30,7 +30,7 @@ func op() properties.Operator {
 	}
 }
 
-func TestMemcache(t *testing.T) { properties.CheckOperator(t, op()) }
+func TestMemcache(t *testing.T) { probetest.Check(t, op()) }
 
 func TestMemcacheBugDriftIgnored(t *testing.T) {
 	memcache.BugDriftIgnored = true

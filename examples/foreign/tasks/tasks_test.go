@@ -22,12 +22,12 @@ func op() properties.Operator {
 	return properties.Operator{CRDs: "config/crd/bases", Scheme: s, Setup: tasks.Setup}
 }
 
-func TestTasks(t *testing.T) { properties.CheckOperator(t, op()) }
+func TestTasks(t *testing.T) { probetest.Check(t, op()) }
 
 func TestTasksManualSelector(t *testing.T) {
 	tasks.ManualSelector = true
 	defer func() { tasks.ManualSelector = false }()
-	properties.CheckOperator(t, op())
+	probetest.Check(t, op())
 }
 
 func TestTasksBugGenerateName(t *testing.T) {

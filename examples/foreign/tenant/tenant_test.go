@@ -30,13 +30,13 @@ func op() properties.Operator {
 }
 
 // TestTenant: the operator as written, minting a random token once.
-func TestTenant(t *testing.T) { properties.CheckOperator(t, op()) }
+func TestTenant(t *testing.T) { probetest.Check(t, op()) }
 
 // TestTenantDerivedToken: the token derived from the UID instead.
 func TestTenantDerivedToken(t *testing.T) {
 	tenant.RandomToken = false
 	defer func() { tenant.RandomToken = true }()
-	properties.CheckOperator(t, op())
+	probetest.Check(t, op())
 }
 
 func TestTenantBugDeleteNotFound(t *testing.T) {
