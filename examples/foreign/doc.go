@@ -7,7 +7,7 @@
 // (tasks), a cluster-scoped kind that owns a Namespace and a Secret with a
 // random token (tenant). Each correct operator must pass CheckOperator
 // with its default settings, and each seeded bug must be caught
-// (probetest.ExpectFailure). They were the false alarms of 2026-11-28: a
+// (probetest.ExpectFailure). They were the false alarms found on 2026-11-27: a
 // request that stored nothing counted as a write, a second delete of a
 // terminating namespace hung, a Job's replacement read as churn, a random
 // token or a uid-derived label failed the differential, and a one-field
