@@ -286,7 +286,7 @@ func TestKubectlAgainstConvergeUp(t *testing.T) {
 	kubectl(t, kc, "apply", "-f", other)
 	kubectl(t, kc, "rollout", "status", "deployment/other", "--timeout=60s")
 	podsBefore := kubectl(t, kc, "get", "pods", "-l", "app=other", "-o", "name")
-	kubectl(t, kc, "delete", "deployment", "other", "--cascade=orphan")
+	kubectl(t, kc, "delete", "deployment", "other", "--cascade=orphan", "--timeout=60s") // a hang fails in a minute
 	if out := kubectl(t, kc, "get", "rs", "-l", "app=other", "-o", "jsonpath={.items[*].metadata.ownerReferences}"); strings.TrimSpace(out) != "" {
 		t.Fatalf("orphaned ReplicaSet still has owners: %q", out)
 	}
