@@ -73,7 +73,7 @@ func (s *Store) CreateGenerated(ctx context.Context, resource, namespace, genera
 		}
 		if txn.Succeeded {
 			rev := txn.Header.Revision
-			wrote(ctx, rev)
+			s.wrote(ctx, rev)
 			return Object{Key: k, Value: value, Rev: rev, CreateRev: rev}, nil
 		}
 		// The name is taken, by a create by name or by another store's

@@ -59,7 +59,7 @@ func (s *Store) Create(ctx context.Context, k Key, value []byte) (int64, error) 
 	if !resp.Succeeded {
 		return 0, fmt.Errorf("%w: %s", ErrAlreadyExists, k)
 	}
-	wrote(ctx, resp.Header.Revision)
+	s.wrote(ctx, resp.Header.Revision)
 	return resp.Header.Revision, nil
 }
 
@@ -121,7 +121,7 @@ func (s *Store) Update(ctx context.Context, k Key, value []byte, expectRev int64
 	if !resp.Succeeded {
 		return 0, preconditionFailure(k, expectRev, resp)
 	}
-	wrote(ctx, resp.Header.Revision)
+	s.wrote(ctx, resp.Header.Revision)
 	return resp.Header.Revision, nil
 }
 
@@ -152,7 +152,7 @@ func (s *Store) UpdateGuarded(ctx context.Context, k Key, value []byte, expectRe
 	if !resp.Succeeded {
 		return 0, fmt.Errorf("%w: %s is no longer at revision %d or %s at %d", ErrConflict, k, expectRev, guard, guardRev)
 	}
-	wrote(ctx, resp.Header.Revision)
+	s.wrote(ctx, resp.Header.Revision)
 	return resp.Header.Revision, nil
 }
 
@@ -172,7 +172,7 @@ func (s *Store) Delete(ctx context.Context, k Key, expectRev int64) (Object, err
 	if !resp.Succeeded {
 		return Object{}, preconditionFailure(k, expectRev, resp)
 	}
-	wrote(ctx, resp.Header.Revision)
+	s.wrote(ctx, resp.Header.Revision)
 	deleted := Object{Key: k, Rev: resp.Header.Revision}
 	if prev := resp.Responses[0].GetResponseDeleteRange().GetPrevKvs(); len(prev) == 1 {
 		deleted.Value = prev[0].Value

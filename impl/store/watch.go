@@ -87,6 +87,9 @@ func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch
 				send(StoreEvent{Err: watchError(resource, fromRev, resp.CompactRevision, err)})
 				return
 			}
+			if n := len(resp.Events); n > 0 {
+				s.awaitApplied(ctx, resp.Events[n-1].Kv.ModRevision)
+			}
 			for _, ev := range resp.Events {
 				if !send(s.eventFrom(ctx, resource, ev)) {
 					return

@@ -171,3 +171,30 @@ func TestWatchInvalidScopeEndsWithError(t *testing.T) {
 		t.Fatal("channel still open after the error event")
 	}
 }
+
+// A reader that reads what a watch event told it of sees that write: etcd
+// notifies watchers before the write's revision shows to reads, and on a
+// one-member etcd the store's reads are serializable, which do not wait
+// for it. Without the wait a CRD controller once read a CRD it had just
+// heard of as not found, once in a few hundred tries; this test looks
+// thousands of times.
+func TestReadAfterWatchEventSeesTheWrite(t *testing.T) {
+	s := storetest.Store(t)
+	ctx := ctxT(t)
+	for i := range 3000 {
+		rev, err := s.Rev(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		ch := s.Watch(wctx, "pods", "ns", rev)
+		k := pod("ns", fmt.Sprint("p", i))
+		go func() { _, _ = s.Create(ctx, k, []byte("v")) }()
+		ev := next(t, ctx, ch)
+		got, err := s.Get(ctx, k)
+		cancel()
+		if err != nil || got.Rev < ev.Object.Rev {
+			t.Fatalf("try %d: the event was at revision %d; a read after it: %v, revision %d", i, ev.Object.Rev, err, got.Rev)
+		}
+	}
+}

@@ -25,14 +25,18 @@ func WithWrites(ctx context.Context, w *Writes) context.Context {
 func (w *Writes) Take() int64 { return w.last.Swap(0) }
 
 // wrote tells ctx's Writes, if any, of a write committed at rev.
-func wrote(ctx context.Context, rev int64) {
-	w, _ := ctx.Value(writesKey{}).(*Writes)
-	if w == nil {
-		return
+func (s *Store) wrote(ctx context.Context, rev int64) {
+	raise(&s.mode.applied, rev) // a write answers once applied
+	if w, _ := ctx.Value(writesKey{}).(*Writes); w != nil {
+		raise(&w.last, rev)
 	}
+}
+
+// raise sets v to rev if rev is higher.
+func raise(v *atomic.Int64, rev int64) {
 	for {
-		last := w.last.Load()
-		if rev <= last || w.last.CompareAndSwap(last, rev) {
+		last := v.Load()
+		if rev <= last || v.CompareAndSwap(last, rev) {
 			return
 		}
 	}
