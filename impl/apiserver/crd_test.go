@@ -41,21 +41,25 @@ func newCRDEnv(t *testing.T) *testEnv {
 	e.must(http.StatusCreated, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCRD(t))
 	e.waitFor("the Widget CRD to be established", func() bool {
 		return crdCondition(t, e, "widgets.example.com", "Established") == "True"
-	})
+	}, func() string { return string(e.do("GET", crdsPath+"/widgets.example.com", "").body) })
 	return e
 }
 
 // waitFor polls cond for up to 30 s: under the race detector, on a
 // machine busy with other packages' tests, a CRD's cleanup once took more
-// than 10.
-func (e *testEnv) waitFor(what string, cond func() bool) {
+// than 10. What each of state returns is printed when it times out.
+func (e *testEnv) waitFor(what string, cond func() bool, state ...func() string) {
 	e.t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return
 		}
 	}
-	e.t.Fatalf("timed out waiting for %s", what)
+	var b strings.Builder
+	for _, s := range state {
+		b.WriteString("\n" + s())
+	}
+	e.t.Fatalf("timed out waiting for %s%s", what, b.String())
 }
 
 // crdCondition is the status of the CRD's condition typ ("" if absent or

@@ -19,6 +19,26 @@ func (k *kubectlEnv) runCRDs() {
 	k.t.Cleanup(func() { cancel(); <-done })
 }
 
+// waitEstablished waits with kubectl until the CRD name is established.
+// kubectl wait fails at once on a CRD whose status has no conditions yet,
+// as it does against kube-apiserver, which serves a new CRD with
+// "conditions": null until its controller writes them (kubernetes#66439);
+// so a failed wait is tried again.
+func (k *kubectlEnv) waitEstablished(name string) {
+	k.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, err := k.try("wait", "--for", "condition=established", "--timeout=20s", "crd/"+name)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			k.t.Fatalf("kubectl wait for crd/%s: %v\n%s", name, err, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // manifest writes a manifest to a file of the test's and returns its path.
 func (k *kubectlEnv) manifest(name, body string) string {
 	k.t.Helper()
@@ -36,7 +56,7 @@ func TestKubectlCustomResources(t *testing.T) {
 	k := newKubectlEnv(t)
 	k.runCRDs()
 	k.run("apply", "-f", "../../examples/crd/bases/example.com_widgets.yaml")
-	k.run("wait", "--for", "condition=established", "--timeout=20s", "crd/widgets.example.com")
+	k.waitEstablished("widgets.example.com")
 	if out := k.run("get", "crds"); !regexpFind(`NAME\s+CREATED AT\nwidgets\.example\.com\s+\d{4}-\d\d-\d\dT`, out) {
 		t.Fatalf("get crds:\n%s", out)
 	}
