@@ -24,9 +24,10 @@ func WithWrites(ctx context.Context, w *Writes) context.Context {
 // when there was none.
 func (w *Writes) Take() int64 { return w.last.Swap(0) }
 
-// wrote tells ctx's Writes, if any, of a write committed at rev.
+// wrote notes a write committed at rev: the member has applied it (its
+// answer comes after), and ctx's Writes, if any, hears of it.
 func (s *Store) wrote(ctx context.Context, rev int64) {
-	raise(&s.mode.applied, rev) // a write answers once applied
+	raise(&s.mode.applied, rev)
 	if w, _ := ctx.Value(writesKey{}).(*Writes); w != nil {
 		raise(&w.last, rev)
 	}
