@@ -28,7 +28,7 @@ func (k *kubectlEnv) waitEstablished(name string) {
 	k.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		out, err := k.try("wait", "--for", "condition=established", "--timeout=20s", "crd/"+name)
+		out, err := k.try("wait", "--for", "condition=established", "--timeout=5s", "crd/"+name)
 		if err == nil {
 			return
 		}

@@ -10,7 +10,7 @@ import (
 // revision of a removal that an update made when it took an object's last
 // finalizer: the update's answer, as upstream's, carries the revision it
 // was judged at, and a watch from there would wait for etcd to sync an
-// unsynced watcher (up to 100 ms).
+// unsynced watcher (etcd's resync period).
 type Writes struct{ last atomic.Int64 }
 
 type writesKey struct{}
