@@ -2,8 +2,10 @@ package model
 
 import "strings"
 
-// The garbage collector: watches Deployments, ReplicaSets, Pods and custom
-// resources, which may own any of them; a key is
+// The garbage collector: watches Deployments, ReplicaSets, Pods, Services
+// and custom resources, which may own any of them (an implementation's
+// custom view holds the built-in kinds the model lacks too, as Kubernetes'
+// collector watches every resource); a key is
 // "<resource>/<namespace>/<name>" ("<type>/<namespace>/<name>" for a custom
 // resource) of an object it has work for:
 //   - a dependent whose controller owner is gone (no object with that name
@@ -67,35 +69,27 @@ var gcRole = role{
 // when they went heard no event of theirs, and its relist shows only what
 // is left. Each is keyed, to collect its dependents live.
 func goneCustomOwners(c *Memory, h Host) []string {
+	objs, err := h.LiveList(KindCustom)
+	if err != nil {
+		return nil // the view's own keys still go; a later relist looks again
+	}
 	var out []string
 	seen := map[Ref]bool{}
-	for _, k := range append([]Kind{KindCustom}, liveOnly...) {
-		objs, err := h.LiveList(k)
-		if err != nil {
-			continue // the view's own keys still go; a later relist looks again
+	for _, d := range objs {
+		m := d.meta()
+		owner := OwnerRef(m)
+		if m.Deleting || !follows(m) || owner.Kind != KindCustom || seen[owner] || ownerInView(c, m) || c.GetRef(RefOf(d)) != nil {
+			continue
 		}
-		for _, d := range objs {
-			m := d.meta()
-			owner := OwnerRef(m)
-			if m.Deleting || !follows(m) || owner.Kind != KindCustom || seen[owner] || ownerInView(c, m) || c.GetRef(RefOf(d)) != nil {
-				continue
-			}
-			seen[owner] = true
-			out = append(out, owner.String())
-		}
+		seen[owner] = true
+		out = append(out, owner.String())
 	}
 	return out
 }
 
 // collected are the kinds whose owners the collector follows through its
-// view; liveOnly are the kinds (beside those KindCustom's live list holds)
-// whose dependents it looks up live only, when an owner goes or is being
-// deleted with its finalizers: no other owner but a custom resource's
-// (an operator's) has them.
-var (
-	collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindCustom}
-	liveOnly  = []Kind{KindService}
-)
+// view.
+var collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindCustom}
 
 // follows: the object has a controller.
 func follows(m *Meta) bool { return m.Owner.UID != 0 }
@@ -127,14 +121,15 @@ func dependentsInView(c *Memory, uid int64) []Obj {
 // ParseRef reads "<resource>/<namespace>/<name>" ("<resource>/<name>" for
 // a cluster-scoped kind, or for the default namespace), or a custom
 // resource's Ref.String ("<type>/<namespace>/<name>", or "<type>/<name>"
-// when cluster-scoped: a type always holds a dot, a built-in resource none).
+// when cluster-scoped), whose type holds a dot or, for a built-in kind the
+// model lacks, names no kind of the model ("configmaps").
 func ParseRef(s string) (Ref, bool) {
 	res, key, ok := strings.Cut(s, "/")
-	if ok && strings.Contains(res, ".") {
+	k, known := KindOf(res)
+	if ok && res != "" && (strings.Contains(res, ".") || !known) {
 		ns, name := SplitKey(key)
 		return Ref{Kind: KindCustom, Type: res, Namespace: ns, Name: name}, name != "" && !strings.Contains(name, "/")
 	}
-	k, known := KindOf(res)
 	if !ok || !known || k == KindCustom {
 		return Ref{}, false
 	}
@@ -175,14 +170,10 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 // model lacks, or ones not delivered yet): their own events would not
 // bring them to the collector.
 func collectLiveDependents(c *Memory, h Host, t Writer, r Ref) {
-	var objs []Obj
-	for _, k := range append([]Kind{KindCustom}, liveOnly...) {
-		l, err := h.LiveList(k)
-		if err != nil {
-			t.Retry()
-			return
-		}
-		objs = append(objs, l...)
+	objs, err := h.LiveList(KindCustom)
+	if err != nil {
+		t.Retry()
+		return
 	}
 	for _, d := range objs {
 		m := d.meta()
@@ -242,7 +233,7 @@ func finishDeletion(h Host, t Writer, seen Obj) {
 // liveDependents lists the live objects by their controller's UID.
 func liveDependents(h Host) (map[int64][]Obj, bool) {
 	out := map[int64][]Obj{}
-	for _, k := range append(collected[:len(collected):len(collected)], liveOnly...) {
+	for _, k := range collected {
 		objs, err := h.LiveList(k)
 		if err != nil {
 			return nil, false

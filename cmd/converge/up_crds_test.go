@@ -162,3 +162,49 @@ data: {k: v}
 		t.Fatalf("orphan: the configmap still names its owner: %s", refs)
 	}
 }
+
+// TestUpCollectsWhatAGoneOwnerOwned: a ConfigMap and a Secret made for a
+// Widget already deleted, as an operator with a stale view makes them, are
+// deleted by the garbage collector, as in Kubernetes, whose collector
+// watches every resource; and so is a ConfigMap whose Deployment goes.
+func TestUpCollectsWhatAGoneOwnerOwned(t *testing.T) {
+	needKubectl(t)
+	f := upFlags{dataDir: t.TempDir(), listen: "127.0.0.1:0", nodes: 1, tick: 200 * time.Millisecond, quiet: true, crds: "../../examples/crd/bases"}
+	kc, stop := startUpWith(t, f)
+	defer stop()
+	kubectl(t, kc, "apply", "-f", "examples/crd/widget.yaml")
+	uid := kubectl(t, kc, "get", "widget", "hello", "-o", "jsonpath={.metadata.uid}")
+	kubectl(t, kc, "delete", "widget", "hello", "--wait=true")
+	owned := filepath.Join(t.TempDir(), "owned.yaml")
+	ownerRefs := "  ownerReferences:\n  - {apiVersion: example.com/v1, kind: Widget, name: hello, uid: " + uid + ", controller: true, blockOwnerDeletion: true}\n"
+	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hello-config\n" + ownerRefs + "data: {k: v}\n---\n" +
+		"apiVersion: v1\nkind: Secret\nmetadata:\n  name: hello-secret\n" + ownerRefs + "stringData: {k: v}\n"
+	if err := os.WriteFile(owned, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, kc, "apply", "-f", owned)
+	waitGone(t, kc, "the dependents of a gone Widget", "configmap/hello-config", "secret/hello-secret")
+
+	kubectl(t, kc, "create", "deployment", "web", "--image=nginx:1.27")
+	uid = kubectl(t, kc, "get", "deployment", "web", "-o", "jsonpath={.metadata.uid}")
+	manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n" +
+		"  ownerReferences:\n  - {apiVersion: apps/v1, kind: Deployment, name: web, uid: " + uid + ", controller: true}\n"
+	if err := os.WriteFile(owned, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, kc, "apply", "-f", owned)
+	kubectl(t, kc, "delete", "deployment", "web")
+	waitGone(t, kc, "the ConfigMap of a gone Deployment", "configmap/web-config")
+}
+
+// waitGone waits until none of objs is left.
+func waitGone(t *testing.T, kc, what string, objs ...string) {
+	t.Helper()
+	var out string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out = kubectl(t, kc, append([]string{"get", "-o", "name", "--ignore-not-found"}, objs...)...); out == "" {
+			return
+		}
+	}
+	t.Fatalf("%s: still there: %q", what, out)
+}

@@ -19,7 +19,8 @@ import (
 // body shows field by field, and a Deployment a Widget controls names it
 // as its owner. The garbage collector follows custom resources through its
 // informer of them all: when the Widget goes, so does its Deployment, and
-// a foreground deletion takes the Deployment first.
+// a foreground deletion takes the Deployment first. The same informer
+// follows the built-in kinds the model lacks, ConfigMaps among them.
 func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.Store(t)
@@ -58,16 +59,18 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	require.NoError(t, err)
 	noteWrite(t, s, "deployments", d)
 	// A Service and a ConfigMap it owns, as an operator makes them: the
-	// collector follows neither kind, and finds them live.
+	// collector finds the Service live, and follows ConfigMaps as it follows
+	// custom resources.
 	widgetRef := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello",
 		UID: w.GetObjectMeta().UID, Controller: &yes, BlockOwnerDeletion: &yes}
 	svc, err := reg.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: api.DefaultNamespace,
 		OwnerReferences: []api.OwnerReference{widgetRef}}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}})
 	require.NoError(t, err)
 	noteWrite(t, s, "services", svc)
-	_, err = reg.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: api.DefaultNamespace,
+	cm, err := reg.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: api.DefaultNamespace,
 		OwnerReferences: []api.OwnerReference{widgetRef}}, Data: map[string]string{"k": "v"}})
 	require.NoError(t, err)
+	noteWrite(t, s, "configmaps", cm)
 	quiesce()
 
 	snap := s.Snapshot()
@@ -97,6 +100,20 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	require.Empty(t, s.Objects(model.KindService), "and its Service")
 	_, err = reg.Get(ctx, "configmaps", api.DefaultNamespace, "web")
 	require.True(t, api.IsNotFound(err), "and its ConfigMap: %v", err)
+
+	// An operator with a stale view makes a ConfigMap for the Widget now
+	// gone: the collector hears of it, finds its owner gone, and deletes it.
+	late, err := reg.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "late", Namespace: api.DefaultNamespace,
+		OwnerReferences: []api.OwnerReference{widgetRef}}})
+	require.NoError(t, err)
+	noteWrite(t, s, "configmaps", late)
+	a, ok = s.NextQuiesceStep()
+	require.True(t, ok)
+	require.Equal(t, "deliver garbage-collector custom", a.String())
+	require.Equal(t, "ADDED configmaps/default/late", s.Step(a).Delivered)
+	quiesce()
+	_, err = reg.Get(ctx, "configmaps", api.DefaultNamespace, "late")
+	require.True(t, api.IsNotFound(err), "the ConfigMap of a gone Widget is collected: %v", err)
 
 	// Foreground: the Widget waits for its Deployment.
 	w, err = reg.Create(ctx, &api.CustomObject{TypeMeta: api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
@@ -132,8 +149,9 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 		Content:    map[string]any{"spec": map[string]any{"image": "nginx:1.27"}}})
 	require.NoError(t, err)
 	noteWrite(t, s, "widgets", w)
-	_, err = reg.Create(ctx, &api.Secret{ObjectMeta: api.ObjectMeta{Name: "creds", Namespace: "team"}})
+	secret, err := reg.Create(ctx, &api.Secret{ObjectMeta: api.ObjectMeta{Name: "creds", Namespace: "team"}})
 	require.NoError(t, err)
+	noteWrite(t, s, "secrets", secret)
 	quiesce()
 	require.Len(t, s.Objects(model.KindCustom), 1)
 	require.NoError(t, s.Step(model.Action{Op: model.OpDelete, Kind: model.KindNamespace, Key: "team"}).Err)

@@ -72,8 +72,33 @@ func (e *env) projectEvent(k model.Kind, obj api.Object) (model.Obj, error) {
 }
 
 func (e *env) newInformer(k model.Kind) *controller.Informer {
-	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: listedResource(k), Clock: e.clock})
+	return controller.NewInformer(e.lw, controller.InformerConfig{Resource: watchedResource(k), Clock: e.clock})
 }
+
+// watchedResource is what an informer of kind k follows: listedResource,
+// but KindCustom's (the garbage collector's) follows the built-in kinds
+// the model lacks as well (ownedUnmodelled), as custom ones. An operator's
+// custom resource owns them as often as it owns a Deployment, and the
+// collector must hear of one made for an owner already gone, as
+// Kubernetes' collector, which watches every resource, does.
+func watchedResource(k model.Kind) string {
+	if k == model.KindCustom {
+		return customAndUnmodelled()
+	}
+	return k.Resource()
+}
+
+// customAndUnmodelled is the garbage collector's store.Union.
+var customAndUnmodelled = sync.OnceValue(func() string {
+	return store.Union(append(ownedUnmodelled(), store.AllCustom)...)
+})
+
+// ownedUnmodelled are the built-in resources the model lacks that an owner
+// may hold: every one but Events, which nothing owns and every component
+// writes.
+var ownedUnmodelled = sync.OnceValue(func() []string {
+	return slices.DeleteFunc(otherResources(), func(r string) bool { return r == "events" })
+})
 
 // listedResource is what lists and watches kind k: every custom resource
 // at once for KindCustom, whatever CRDs come and go.
@@ -84,9 +109,10 @@ func listedResource(k model.Kind) string {
 	return k.Resource()
 }
 
-// kindOf is the model's kind of a resource the registry serves.
+// kindOf is the model's kind whose informers follow a resource the
+// registry serves (watchedResource).
 func kindOf(resource string) (model.Kind, bool) {
-	if _, custom := api.LookupCustom(resource); custom {
+	if _, custom := api.LookupCustom(resource); custom || slices.Contains(ownedUnmodelled(), resource) {
 		return model.KindCustom, true
 	}
 	return model.KindOf(resource)
@@ -138,12 +164,13 @@ func (e *env) written(k model.Kind) int64 {
 }
 
 // listWatcher adapts a client.Client to what an informer needs; customs
-// reads store.AllCustom, which a client over HTTP cannot name.
+// reads store.AllCustom and the other unions (store.Union), which a client
+// over HTTP cannot name.
 type listWatcher struct{ c, customs client.Client }
 
 // reader is the client that reads resource.
 func (l listWatcher) reader(resource string) client.Client {
-	if resource == store.AllCustom && l.customs != nil {
+	if store.IsUnion(resource) && l.customs != nil {
 		return l.customs
 	}
 	return l.c

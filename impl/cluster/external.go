@@ -9,7 +9,7 @@ import (
 // NoteExternalWrite tells the stepped driver that a writer outside its
 // components (an operator the harness steps beside them) changed resource
 // at rev, so that the components' informers of that kind know an event is
-// coming. Resources the model lacks are nobody's concern here.
+// coming. Events are nobody's concern here.
 func (s *Stepped) NoteExternalWrite(resource string, rev int64) {
 	if k, ok := kindOf(resource); ok {
 		s.env.noteWrite(k, rev)

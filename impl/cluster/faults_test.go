@@ -117,6 +117,7 @@ func TestRequeueAfterIsATimerOnTheLogicalClock(t *testing.T) {
 	ep := model.EndpointsController
 	mustStep(t, s, "apply-service web app=web port=80")
 	mustStep(t, s, "deliver "+ep+" services")
+	mustStep(t, s, "deliver garbage-collector services") // the collector follows Services too
 	mustStep(t, s, "reconcile "+ep+" web")
 	if a, ok := s.NextQuiesceStep(); ok {
 		t.Fatalf("a pending RequeueAfter kept the cluster busy: %s", a)

@@ -79,7 +79,7 @@ func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored
 		}
 	}
 	w.writes = append(w.writes, wr)
-	if k, followed := kindOf(project.ResourceOf(ref)); followed { // a ConfigMap's write has no informer to wait for
+	if k, followed := kindOf(project.ResourceOf(ref)); followed { // an Event's write has no informer to wait for
 		w.c.env.noteWrite(k, wr.Rev)
 	}
 	if rec := w.c.env.events; rec != nil && wr.Err == nil && err == nil {

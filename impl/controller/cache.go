@@ -22,10 +22,14 @@ type Cache struct {
 	indexers map[string]IndexFunc
 	// indices[index][value] is the set of keys with that value.
 	indices map[string]map[string]map[string]struct{}
+	// mixed: the cache holds several resources (a store union's), whose
+	// objects may share a namespace and name.
+	mixed bool
 }
 
-func newCache() *Cache {
+func newCache(mixed bool) *Cache {
 	return &Cache{
+		mixed:    mixed,
 		objs:     map[string]api.Object{},
 		indexers: map[string]IndexFunc{},
 		indices:  map[string]map[string]map[string]struct{}{},
@@ -95,7 +99,7 @@ func (c *Cache) ByIndex(index, value string) ([]api.Object, error) {
 func (c *Cache) put(obj api.Object) (api.Object, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := cacheKey(obj)
+	k := c.key(obj)
 	old, had := c.objs[k]
 	if had {
 		c.unindex(k, old)
@@ -111,7 +115,7 @@ func (c *Cache) put(obj api.Object) (api.Object, bool) {
 func (c *Cache) remove(obj api.Object) (api.Object, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := cacheKey(obj)
+	k := c.key(obj)
 	old, had := c.objs[k]
 	if had {
 		c.unindex(k, old)
@@ -130,7 +134,7 @@ func (c *Cache) replace(objs []api.Object) map[string]api.Object {
 		c.indices[name] = map[string]map[string]struct{}{}
 	}
 	for _, o := range objs {
-		k := cacheKey(o)
+		k := c.key(o)
 		c.objs[k] = o
 		for name := range c.indexers {
 			c.indexOne(name, k, o)
@@ -164,23 +168,28 @@ func (c *Cache) unindex(key string, obj api.Object) {
 }
 
 // sortObjects orders by namespace, then name (not by the joined key, whose
-// '/' would sort "a-b/x" before "a/x").
+// '/' would sort "a-b/x" before "a/x"), then kind.
 func sortObjects(objs []api.Object) {
 	slices.SortFunc(objs, compareObjects)
 }
 
 func compareObjects(a, b api.Object) int {
 	am, bm := a.GetObjectMeta(), b.GetObjectMeta()
-	return cmp.Or(cmp.Compare(am.Namespace, bm.Namespace), cmp.Compare(am.Name, bm.Name))
+	return cmp.Or(cmp.Compare(am.Namespace, bm.Namespace), cmp.Compare(am.Name, bm.Name), cmp.Compare(kindOf(a), kindOf(b)))
 }
 
-// cacheKey is obj's key in a cache: namespace/name (Key), but a custom
-// resource's is prefixed with its apiVersion and kind, since one informer
-// follows every custom resource (store.AllCustom) and two kinds may share
-// a name. Get finds the built-ins, which no such informer holds.
-func cacheKey(obj api.Object) string {
-	if c, ok := obj.(*api.CustomObject); ok {
-		return c.APIVersion + "/" + c.Kind + "/" + KeyOf(obj)
+// key is obj's key in the cache: namespace/name (Key), but prefixed
+// with its apiVersion and kind when one informer follows several kinds
+// (every custom resource, store.AllCustom, or a store union), as two kinds
+// may share a name. Get finds the built-ins, which no such informer holds.
+func (c *Cache) key(obj api.Object) string {
+	if _, custom := obj.(*api.CustomObject); custom || c.mixed {
+		return kindOf(obj) + "/" + KeyOf(obj)
 	}
 	return KeyOf(obj)
+}
+
+func kindOf(obj api.Object) string {
+	tm := obj.GetTypeMeta()
+	return tm.APIVersion + "/" + tm.Kind
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/store"
 )
 
 // Bookmark is a watch event that only advances the revision.
@@ -84,7 +85,7 @@ func NewInformer(lw ListWatcher, cfg InformerConfig) *Informer {
 	if cfg.MaxBackoff < cfg.MinBackoff {
 		cfg.MaxBackoff = max(time.Second, cfg.MinBackoff)
 	}
-	return &Informer{lw: lw, cfg: cfg, cache: newCache(), changed: make(chan struct{})}
+	return &Informer{lw: lw, cfg: cfg, cache: newCache(store.IsUnion(cfg.Resource)), changed: make(chan struct{})}
 }
 
 // Resource is the resource this informer watches.
@@ -192,14 +193,14 @@ func (i *Informer) replaceCache(objs []api.Object, rev int64) []ListWatchEvent {
 	old := i.cache.replace(objs)
 	var evs []ListWatchEvent
 	for _, o := range objs {
-		prev, had := old[cacheKey(o)]
+		prev, had := old[i.cache.key(o)]
 		switch {
 		case !had:
 			evs = append(evs, ListWatchEvent{Type: Added, Object: o, Rev: rev})
 		case prev.GetObjectMeta().ResourceVersion != o.GetObjectMeta().ResourceVersion:
 			evs = append(evs, ListWatchEvent{Type: Modified, Object: o, Rev: rev})
 		}
-		delete(old, cacheKey(o))
+		delete(old, i.cache.key(o))
 	}
 	for _, o := range old {
 		evs = append(evs, ListWatchEvent{Type: Deleted, Object: o, Rev: rev})

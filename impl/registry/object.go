@@ -45,12 +45,31 @@ func newObject(resource string) (api.Object, error) {
 }
 
 // newList is an empty list of resource; store.AllCustom's holds custom
-// resources of any kind.
+// resources of any kind, and a store.Union's objects of several kinds.
 func newList(resource string) (api.ListObject, error) {
-	if resource == store.AllCustom {
+	switch {
+	case resource == store.AllCustom:
 		return &api.CustomObjectList{}, nil
+	case store.IsUnion(resource):
+		return &unionList{}, nil
 	}
 	return api.NewList(resource)
+}
+
+// unionList is a store.Union's list: objects of several kinds, which only
+// a client in process, never one over HTTP, can ask for.
+type unionList struct {
+	api.TypeMeta
+	api.ListMeta
+	Items []api.Object
+}
+
+func (l *unionList) GetTypeMeta() *api.TypeMeta { return &l.TypeMeta }
+func (l *unionList) GetListMeta() *api.ListMeta { return &l.ListMeta }
+func (l *unionList) GetItems() []api.Object     { return l.Items }
+func (l *unionList) SetItems(objs []api.Object) error {
+	l.Items = objs
+	return nil
 }
 
 // decode reads a stored value of resource. It is not strict: the values

@@ -91,7 +91,8 @@ var infosByResource, infosByType sync.Map // string or reflect.Type -> api.Resou
 
 // allCustom is store.AllCustom as a collection: every custom resource, in
 // every namespace and none, listed and watched at once (only in process:
-// no client over HTTP can name it).
+// no client over HTTP can name it). A store.Union's is the same but for
+// its name.
 var allCustom = api.ResourceInfo{Resource: store.AllCustom, Namespaced: true, Kind: "CustomObject", ListKind: "CustomObjectList"}
 
 // storageResource is the store's name of info's resource (api.StorageName).
@@ -104,8 +105,10 @@ func storeKey(info api.ResourceInfo, namespace, name string) store.Key {
 
 // lookup finds the table entry of a stored resource.
 func lookup(resource string) (api.ResourceInfo, error) {
-	if resource == store.AllCustom {
-		return allCustom, nil
+	if store.IsUnion(resource) {
+		info := allCustom
+		info.Resource = resource
+		return info, nil
 	}
 	if c, ok := api.LookupCustom(resource); ok {
 		return c.Info, nil // not cached: a CRD may change or go

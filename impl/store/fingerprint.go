@@ -25,6 +25,9 @@ func (s *Store) Fingerprints(ctx context.Context, scopes ...Scope) ([]Fingerprin
 		if err := validateScope(sc.Resource, sc.Namespace); err != nil {
 			return nil, 0, err
 		}
+		if spansResources(sc.Resource) {
+			return nil, 0, fmt.Errorf("%w: %s spans resources that share no prefix: fingerprint each", ErrInvalid, sc.Resource)
+		}
 		prefix := s.scopePrefix(sc.Resource, sc.Namespace)
 		end := clientv3.GetPrefixRangeEnd(prefix)
 		ops = append(ops,

@@ -61,6 +61,9 @@ func (s *Store) ListPage(ctx context.Context, resource, namespace string, o List
 	if o.AtRev < 0 || o.Limit < 0 {
 		return Page{}, fmt.Errorf("%w: list %s: negative AtRev %d or Limit %d", ErrInvalid, resource, o.AtRev, o.Limit)
 	}
+	if spansResources(resource) {
+		return s.listUnion(ctx, resource, o)
+	}
 	prefix := s.scopePrefix(resource, namespace)
 	start, rev := prefix, o.AtRev
 	if o.Continue != "" {
@@ -96,6 +99,23 @@ func (s *Store) ListPage(ctx context.Context, resource, namespace string, o List
 		// "\x00" is the smallest suffix: the next page starts just after last.
 		p.Continue = encodeContinue(pageToken{Rev: p.Rev, Start: last + "\x00"})
 		p.Remaining = resp.Count - int64(len(resp.Kvs))
+	}
+	return p, nil
+}
+
+// listUnion lists each of union's resources at one revision, the first's.
+func (s *Store) listUnion(ctx context.Context, union string, o ListOptions) (Page, error) {
+	if o.Limit != 0 || o.Continue != "" {
+		return Page{}, fmt.Errorf("%w: %s is listed whole, in one page", ErrInvalid, union)
+	}
+	p := Page{Rev: o.AtRev}
+	for _, m := range unionMembers(union) {
+		mp, err := s.ListPage(ctx, m, "", ListOptions{AtRev: p.Rev})
+		if err != nil {
+			return Page{}, err
+		}
+		p.Rev = mp.Rev
+		p.Objects = append(p.Objects, mp.Objects...)
 	}
 	return p, nil
 }

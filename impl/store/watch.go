@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -64,6 +65,7 @@ func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev i
 // forward copies etcd's watch responses to out until ctx ends or the watch
 // fails.
 func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch clientv3.WatchChan, out chan<- StoreEvent) {
+	keep := s.unionFilter(resource)
 	send := func(ev StoreEvent) bool {
 		select {
 		case out <- ev:
@@ -87,10 +89,14 @@ func (s *Store) forward(ctx context.Context, resource string, fromRev int64, wch
 				send(StoreEvent{Err: watchError(resource, fromRev, resp.CompactRevision, err)})
 				return
 			}
-			if n := len(resp.Events); n > 0 {
-				s.awaitApplied(ctx, resp.Events[n-1].Kv.ModRevision)
+			evs := resp.Events
+			if keep != nil {
+				evs = slices.DeleteFunc(slices.Clone(evs), func(ev *clientv3.Event) bool { return !keep(ev.Kv.Key) })
 			}
-			for _, ev := range resp.Events {
+			if n := len(evs); n > 0 {
+				s.awaitApplied(ctx, evs[n-1].Kv.ModRevision)
+			}
+			for _, ev := range evs {
 				if !send(s.eventFrom(ctx, resource, ev)) {
 					return
 				}
