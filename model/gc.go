@@ -166,9 +166,9 @@ func reconcileGC(c *Memory, h Host, t Writer, key string) {
 }
 
 // collectLiveDependents deletes the live objects that the custom resource
-// r, which went, controlled and that the view does not hold (the kinds the
-// model lacks, or ones not delivered yet): their own events would not
-// bring them to the collector.
+// r, which went, controlled and that the view does not hold (ones not
+// delivered yet, or, after a relist, ones whose events came while the
+// collector was down), without waiting for their own events.
 func collectLiveDependents(c *Memory, h Host, t Writer, r Ref) {
 	objs, err := h.LiveList(KindCustom)
 	if err != nil {
