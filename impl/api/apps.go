@@ -57,6 +57,7 @@ type DeploymentStatus struct {
 	UnavailableReplicas int32                 `json:"unavailableReplicas,omitempty"`
 	Conditions          []DeploymentCondition `json:"conditions,omitempty"`
 	CollisionCount      *int32                `json:"collisionCount,omitempty"`
+	TerminatingReplicas *int32                `json:"terminatingReplicas,omitempty"`
 }
 
 // Deployment condition types.
@@ -107,6 +108,7 @@ type ReplicaSetStatus struct {
 	AvailableReplicas    int32                 `json:"availableReplicas,omitempty"`
 	ObservedGeneration   int64                 `json:"observedGeneration,omitempty"`
 	Conditions           []ReplicaSetCondition `json:"conditions,omitempty"`
+	TerminatingReplicas  *int32                `json:"terminatingReplicas,omitempty"`
 }
 
 // ReplicaSetCondition is one condition of a replica set.

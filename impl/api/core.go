@@ -1,6 +1,9 @@
 package api
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Node is core/v1 Node (cluster-scoped).
 type Node struct {
@@ -24,6 +27,11 @@ type NodeSpec struct {
 	ProviderID    string   `json:"providerID,omitempty"`
 	Unschedulable bool     `json:"unschedulable,omitempty"`
 	Taints        []Taint  `json:"taints,omitempty"`
+
+	// What converge's kubelets do not act on, stored as sent.
+	ConfigSource        *corev1.NodeConfigSource        `json:"configSource,omitempty"`
+	DoNotUseExternalID  string                          `json:"externalID,omitempty"`
+	PodPreemptionPolicy *corev1.NodePodPreemptionPolicy `json:"podPreemptionPolicy,omitempty"`
 }
 
 // TaintEffect is what a taint does to pods that do not tolerate it.
@@ -53,6 +61,14 @@ type NodeStatus struct {
 	DaemonEndpoints NodeDaemonEndpoints `json:"daemonEndpoints,omitempty"`
 	NodeInfo        NodeSystemInfo      `json:"nodeInfo,omitempty"`
 	Images          []ContainerImage    `json:"images,omitempty"`
+
+	// What converge's kubelets do not write, stored as sent.
+	VolumesInUse     []corev1.UniqueVolumeName   `json:"volumesInUse,omitempty"`
+	VolumesAttached  []corev1.AttachedVolume     `json:"volumesAttached,omitempty"`
+	Config           *corev1.NodeConfigStatus    `json:"config,omitempty"`
+	RuntimeHandlers  []corev1.NodeRuntimeHandler `json:"runtimeHandlers,omitempty"`
+	Features         *corev1.NodeFeatures        `json:"features,omitempty"`
+	DeclaredFeatures []string                    `json:"declaredFeatures,omitempty"`
 }
 
 // Node condition types.
@@ -103,6 +119,9 @@ type NodeSystemInfo struct {
 	KubeProxyVersion        string `json:"kubeProxyVersion"`
 	OperatingSystem         string `json:"operatingSystem"`
 	Architecture            string `json:"architecture"`
+
+	Swap                   *corev1.NodeSwapStatus `json:"swap,omitempty"`
+	RunningInUserNamespace *bool                  `json:"runningInUserNamespace,omitempty"`
 }
 
 // ContainerImage is an image present on a node.
@@ -179,6 +198,7 @@ type ServicePort struct {
 // ServiceStatus is the observed state of a service.
 type ServiceStatus struct {
 	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty"`
+	Conditions   []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // LoadBalancerStatus lists a load balancer's ingress points.
@@ -188,8 +208,10 @@ type LoadBalancerStatus struct {
 
 // LoadBalancerIngress is one ingress point.
 type LoadBalancerIngress struct {
-	IP       string `json:"ip,omitempty"`
-	Hostname string `json:"hostname,omitempty"`
+	IP       string                     `json:"ip,omitempty"`
+	Hostname string                     `json:"hostname,omitempty"`
+	IPMode   *corev1.LoadBalancerIPMode `json:"ipMode,omitempty"`
+	Ports    []corev1.PortStatus        `json:"ports,omitempty"`
 }
 
 // Endpoints is core/v1 Endpoints: the addresses behind a service.
@@ -257,7 +279,8 @@ const (
 
 // NamespaceStatus is the observed state of a namespace.
 type NamespaceStatus struct {
-	Phase string `json:"phase,omitempty"`
+	Phase      string                      `json:"phase,omitempty"`
+	Conditions []corev1.NamespaceCondition `json:"conditions,omitempty"`
 }
 
 // Binding is core/v1 Binding: the scheduler posts one to pods/binding to

@@ -86,6 +86,14 @@ type PodSpec struct {
 	SetHostnameAsFQDN            *bool                             `json:"setHostnameAsFQDN,omitempty"`
 	OS                           *corev1.PodOS                     `json:"os,omitempty"`
 	HostUsers                    *bool                             `json:"hostUsers,omitempty"`
+	SchedulingGates              []corev1.PodSchedulingGate        `json:"schedulingGates,omitempty"`
+	Resources                    *corev1.ResourceRequirements      `json:"resources,omitempty"`
+	Overhead                     ResourceList                      `json:"overhead,omitempty"`
+	EphemeralContainers          []corev1.EphemeralContainer       `json:"ephemeralContainers,omitempty"`
+	ResourceClaims               []corev1.PodResourceClaim         `json:"resourceClaims,omitempty"`
+	HostnameOverride             *string                           `json:"hostnameOverride,omitempty"`
+	SchedulingGroup              *corev1.PodSchedulingGroup        `json:"schedulingGroup,omitempty"`
+	EvictionResponders           []corev1.EvictionResponder        `json:"evictionResponders,omitempty"`
 	// DeprecatedServiceAccount is serviceAccountName's old alias, which
 	// upstream still accepts and serves.
 	DeprecatedServiceAccount string `json:"serviceAccount,omitempty"`
@@ -146,6 +154,9 @@ type Container struct {
 	StdinOnce       bool                           `json:"stdinOnce,omitempty"`
 	TTY             bool                           `json:"tty,omitempty"`
 	ResizePolicy    []corev1.ContainerResizePolicy `json:"resizePolicy,omitempty"`
+	// A sidecar's (an init container's) or a rule's restart policy.
+	RestartPolicy      *corev1.ContainerRestartPolicy `json:"restartPolicy,omitempty"`
+	RestartPolicyRules []corev1.ContainerRestartRule  `json:"restartPolicyRules,omitempty"`
 }
 
 // Protocol is a network protocol of a port.
@@ -177,6 +188,8 @@ type EnvVar struct {
 type ResourceRequirements struct {
 	Limits   ResourceList `json:"limits,omitempty"`
 	Requests ResourceList `json:"requests,omitempty"`
+	// Dynamic resource claims, which converge stores but does not allocate.
+	Claims []corev1.ResourceClaim `json:"claims,omitempty"`
 }
 
 // Probe checks a container's health or readiness.
@@ -207,11 +220,12 @@ type HTTPHeader struct {
 
 // HTTPGetAction probes with an HTTP GET.
 type HTTPGetAction struct {
-	Path        string       `json:"path,omitempty"`
-	Port        IntOrString  `json:"port"`
-	Host        string       `json:"host,omitempty"`
-	Scheme      string       `json:"scheme,omitempty"`
-	HTTPHeaders []HTTPHeader `json:"httpHeaders,omitempty"`
+	Path        string               `json:"path,omitempty"`
+	Port        IntOrString          `json:"port"`
+	Host        string               `json:"host,omitempty"`
+	Scheme      string               `json:"scheme,omitempty"`
+	HTTPHeaders []HTTPHeader         `json:"httpHeaders,omitempty"`
+	Protocol    *corev1.HTTPProtocol `json:"protocol,omitempty"`
 }
 
 // TCPSocketAction probes by opening a TCP connection.
@@ -256,6 +270,10 @@ const (
 	PodReady        = "Ready"
 )
 
+// PodReasonSchedulingGated is the PodScheduled condition's reason while a
+// pod has scheduling gates.
+const PodReasonSchedulingGated = "SchedulingGated"
+
 // PodStatus is the observed state of a pod, written by the kubelet.
 type PodStatus struct {
 	Phase             PodPhase          `json:"phase,omitempty"`
@@ -270,6 +288,18 @@ type PodStatus struct {
 	StartTime         *Time             `json:"startTime,omitempty"`
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
 	QOSClass          string            `json:"qosClass,omitempty"`
+
+	// What the kubelets of converge do not write, stored as sent.
+	ObservedGeneration                   int64                                       `json:"observedGeneration,omitempty"`
+	InitContainerStatuses                []corev1.ContainerStatus                    `json:"initContainerStatuses,omitempty"`
+	EphemeralContainerStatuses           []corev1.ContainerStatus                    `json:"ephemeralContainerStatuses,omitempty"`
+	Resize                               corev1.PodResizeStatus                      `json:"resize,omitempty"`
+	ResourceClaimStatuses                []corev1.PodResourceClaimStatus             `json:"resourceClaimStatuses,omitempty"`
+	ExtendedResourceClaimStatus          *corev1.PodExtendedResourceClaimStatus      `json:"extendedResourceClaimStatus,omitempty"`
+	AllocatedResources                   ResourceList                                `json:"allocatedResources,omitempty"`
+	Resources                            *corev1.ResourceRequirements                `json:"resources,omitempty"`
+	NodeAllocatableResourceClaimStatuses []corev1.NodeAllocatableResourceClaimStatus `json:"nodeAllocatableResourceClaimStatuses,omitempty"`
+	VolumeHealth                         []corev1.PodVolumeHealth                    `json:"volumeHealth,omitempty"`
 }
 
 // PodCondition is one condition of a pod.
@@ -280,6 +310,7 @@ type PodCondition struct {
 	LastTransitionTime Time            `json:"lastTransitionTime,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	Message            string          `json:"message,omitempty"`
+	ObservedGeneration int64           `json:"observedGeneration,omitempty"`
 }
 
 // PodIP is one address of a pod.
@@ -303,6 +334,13 @@ type ContainerStatus struct {
 	ImageID      string         `json:"imageID"`
 	ContainerID  string         `json:"containerID,omitempty"`
 	Started      *bool          `json:"started,omitempty"`
+
+	AllocatedResources       ResourceList                 `json:"allocatedResources,omitempty"`
+	Resources                *corev1.ResourceRequirements `json:"resources,omitempty"`
+	VolumeMounts             []corev1.VolumeMountStatus   `json:"volumeMounts,omitempty"`
+	User                     *corev1.ContainerUser        `json:"user,omitempty"`
+	AllocatedResourcesStatus []corev1.ResourceStatus      `json:"allocatedResourcesStatus,omitempty"`
+	StopSignal               *corev1.Signal               `json:"stopSignal,omitempty"`
 }
 
 // ContainerState holds at most one of its members.

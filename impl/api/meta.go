@@ -27,6 +27,9 @@ type ObjectMeta struct {
 	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty"`
 	Finalizers                 []string             `json:"finalizers,omitempty"`
 	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty"`
+	// SelfLink is accepted from clients, as old manifests carry it, and
+	// never stored or served, as kube-apiserver has done since 1.20.
+	SelfLink string `json:"selfLink,omitempty"`
 }
 
 // GetObjectMeta lets generic code reach the metadata of any kind.

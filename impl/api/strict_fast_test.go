@@ -52,7 +52,7 @@ func TestDecodeFastTakesCleanBodiesOnly(t *testing.T) {
 		`{"metadata":{"name":1}}`,                                              // type mismatch
 		"metadata:\n  name: x\n",                                               // YAML
 		`{"spec":{"containers":[{"name":"a","image":"i","imagee":"j"}]}}`,      // unknown in a list
-		`{"metadata":{"annotations":{"x":"1"}},"spec":{"overhead":{"cpu":1}}}`, // unknown top field
+		`{"metadata":{"annotations":{"x":"1"}},"spec":{"overheed":{"cpu":1}}}`, // unknown top field
 	} {
 		o, expected := newFor(t, "pods")
 		assert.False(t, decodeFast([]byte(body), o, expected), body)

@@ -79,6 +79,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	}
 	m.UID = uid
 	m.CreationTimestamp = api.NewTime(r.clock())
+	m.SelfLink = ""
 	m.Generation = 1
 	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	resetStatusOnCreate(obj)

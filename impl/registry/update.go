@@ -187,6 +187,7 @@ func mergeUpdate(info api.ResourceInfo, old, in api.Object, status bool) api.Obj
 		nm.CreationTimestamp = om.CreationTimestamp
 	}
 	nm.GenerateName = om.GenerateName
+	nm.SelfLink = ""
 	nm.DeletionTimestamp = api.DeepCopy(om.DeletionTimestamp)
 	nm.DeletionGracePeriodSeconds = api.DeepCopy(om.DeletionGracePeriodSeconds)
 	nm.Generation = om.Generation
