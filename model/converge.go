@@ -152,6 +152,9 @@ func Converged(s *Snapshot) error {
 		if p.Deleting {
 			continue // held by a user's finalizer: its kubelet has stopped it
 		}
+		if p.Gated {
+			return notConverged("pod %s waits for its scheduling gates to be removed", KeyOf(p))
+		}
 		if _, ok := running[p.UID]; !ok || !p.Ready || p.Phase != PhaseRunning {
 			return notConverged("pod %s is not running and ready", KeyOf(p))
 		}

@@ -267,6 +267,9 @@ type Pod struct {
 	Ready        bool
 	PodIP        string
 	Restarts     int
+	// Gated: spec.schedulingGates holds a gate, which only a user removes;
+	// the scheduler leaves the pod alone until then.
+	Gated bool
 }
 
 func (p *Pod) meta() *Meta  { return &p.Meta }

@@ -72,7 +72,7 @@ func pendingPods(c *Memory) []string {
 
 func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 	p, _ := c.Get(KindPod, key).(*Pod)
-	if p == nil || p.NodeName != "" || p.Deleting {
+	if p == nil || p.NodeName != "" || p.Deleting || p.Gated {
 		return
 	}
 	// p is unbound, so the memory's sums leave it out, as usage would.

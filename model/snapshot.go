@@ -120,6 +120,7 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		add("spec.nodeSelector", x.NodeSelector)
 		add("spec.requests", fmt.Sprintf("cpu=%dm,memory=%dMi", x.CPU, x.Memory))
 		add("spec.nodeName", x.NodeName)
+		add("spec.schedulingGated", x.Gated)
 		add("status.phase", x.Phase)
 		add("status.ready", x.Ready)
 		add("status.podIP", x.PodIP)

@@ -50,6 +50,7 @@ func ValidateUpdate(old, obj Object) error {
 		if was := old.(*Pod).Spec.NodeName; was != "" && o.Spec.NodeName != was {
 			e.invalid("spec.nodeName", o.Spec.NodeName, "field is immutable")
 		}
+		validateSchedulingGatesUpdate(e, old.(*Pod).Spec.SchedulingGates, o.Spec.SchedulingGates)
 	case *Service:
 		if was := old.(*Service).Spec.ClusterIP; was != "" && o.Spec.ClusterIP != "" && o.Spec.ClusterIP != was {
 			e.invalid("spec.clusterIP", o.Spec.ClusterIP, "field is immutable")
@@ -119,6 +120,9 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 	case *Pod:
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validatePodSpec(e, &o.Spec, "spec")
+		if o.Spec.NodeName != "" && len(o.Spec.SchedulingGates) > 0 {
+			e.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
+		}
 	case *Node:
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
 		validateNode(e, o)

@@ -22,6 +22,7 @@ var (
 
 func validatePodSpec(e *errs, s *PodSpec, p fieldPath) {
 	validateContainers(e, s.Containers, p.child("containers"))
+	validateSchedulingGates(e, s.SchedulingGates, p.child("schedulingGates"))
 	switch s.RestartPolicy {
 	case RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
 	case "":
@@ -152,6 +153,33 @@ func validateVolumes(e *errs, s *PodSpec, p fieldPath) {
 	}
 	for i, c := range s.Containers {
 		mounts(c.VolumeMounts, p.child("containers").index(i).child("volumeMounts"))
+	}
+}
+
+// validateSchedulingGates checks the gates' names as upstream does:
+// qualified names, each once.
+func validateSchedulingGates(e *errs, gates []corev1.PodSchedulingGate, p fieldPath) {
+	seen := map[string]bool{}
+	for i, g := range gates {
+		e.invalidEach(p.index(i), g.Name, validation.IsQualifiedName(g.Name))
+		if seen[g.Name] {
+			e.duplicate(p.index(i), g.Name)
+		}
+		seen[g.Name] = true
+	}
+}
+
+// validateSchedulingGatesUpdate lets an update remove scheduling gates,
+// never add one: a gate is set when the pod is made.
+func validateSchedulingGatesUpdate(e *errs, old, gates []corev1.PodSchedulingGate) {
+	had := map[string]bool{}
+	for _, g := range old {
+		had[g.Name] = true
+	}
+	for _, g := range gates {
+		if !had[g.Name] {
+			e.forbidden("spec.schedulingGates", fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", g.Name))
+		}
 	}
 }
 

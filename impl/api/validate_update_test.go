@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -122,4 +123,35 @@ func TestValidateStatusUpdate(t *testing.T) {
 	assert.Contains(t, err.Error(), `status.capacity[cpu]: Invalid value: "-500m": must be greater than or equal to 0`)
 
 	assert.True(t, IsBadRequest(ValidateStatusUpdate(pod, node)))
+}
+
+// TestSchedulingGates: gate names are qualified names, each once; a pod
+// cannot be made bound and gated; an update removes gates, never adds one.
+func TestSchedulingGates(t *testing.T) {
+	gated := validPod()
+	gated.Namespace, gated.UID = "default", "uid-1"
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: "b"}}
+	require.NoError(t, Validate(gated))
+
+	bad := DeepCopy(gated)
+	bad.Spec.SchedulingGates = append(bad.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: "b"}, corev1.PodSchedulingGate{Name: "-no-"})
+	err := Validate(bad)
+	require.True(t, IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), `spec.schedulingGates[2]: Duplicate value: "b"`)
+	assert.Contains(t, err.Error(), `spec.schedulingGates[3]: Invalid value: "-no-"`)
+
+	bound := DeepCopy(gated)
+	bound.Spec.NodeName = "node-1"
+	err = Validate(bound)
+	require.True(t, IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared")
+
+	fewer := DeepCopy(gated)
+	fewer.Spec.SchedulingGates = fewer.Spec.SchedulingGates[1:]
+	assert.NoError(t, ValidateUpdate(gated, fewer), "removing a gate")
+	more := DeepCopy(fewer)
+	more.Spec.SchedulingGates = append(more.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: "example.com/late"})
+	err = ValidateUpdate(fewer, more)
+	require.True(t, IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "spec.schedulingGates: Forbidden: only deletion is allowed, but found new scheduling gate 'example.com/late'")
 }

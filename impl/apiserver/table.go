@@ -120,6 +120,11 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 				if p.Status.Reason != "" {
 					status = p.Status.Reason
 				}
+				for _, c := range p.Status.Conditions {
+					if c.Type == api.PodScheduled && c.Reason == api.PodReasonSchedulingGated {
+						status = api.PodReasonSchedulingGated
+					}
+				}
 				if p.DeletionTimestamp != nil {
 					status = "Terminating"
 				}

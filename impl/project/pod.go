@@ -24,6 +24,7 @@ func podToModel(p *api.Pod, m model.Meta) (*model.Pod, error) {
 		Phase:        phaseOf(p.Status.Phase),
 		Ready:        podReady(&p.Status),
 		PodIP:        p.Status.PodIP,
+		Gated:        len(p.Spec.SchedulingGates) > 0,
 	}
 	if cs := containerStatusOf(p); cs != nil {
 		o.Restarts = int(cs.RestartCount)

@@ -76,6 +76,9 @@ func (r *Registry) Bind(ctx context.Context, namespace, pod, node, expectRV stri
 		if want != 0 && want != rev {
 			return nil, api.NewOptimisticLockConflict(bindingResource, pod)
 		}
+		if len(p.Spec.SchedulingGates) > 0 {
+			return nil, api.NewInternalError(fmt.Errorf("pod %s has non-empty .spec.schedulingGates", p.Name))
+		}
 		p.Spec.NodeName = node
 		// As upstream's binding does: the pod is scheduled as of now.
 		scheduled := api.PodCondition{Type: "PodScheduled", Status: api.ConditionTrue, LastTransitionTime: api.NewTime(r.clock())}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/converge-dev/converge/impl/api"
 )
 
@@ -46,5 +48,35 @@ func TestBind(t *testing.T) {
 	wantReason(t, err, api.StatusReasonConflict, 409)
 	if !strings.Contains(err.Error(), "already assigned") {
 		t.Fatalf("second bind: %v", err)
+	}
+}
+
+// TestBindRefusesAGatedPod: a pod is created with upstream's PodScheduled
+// False/SchedulingGated condition and cannot be bound until its gates go.
+func TestBindRefusesAGatedPod(t *testing.T) {
+	r, ctx := newRegistry(t)
+	mustCreate(t, ctx, r, node("ready", api.ConditionTrue))
+	gated := pod("g", nil)
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+	p := mustCreate(t, ctx, r, gated)
+	if c := p.Status.Conditions; len(c) != 1 || c[0].Type != api.PodScheduled || c[0].Status != api.ConditionFalse || c[0].Reason != api.PodReasonSchedulingGated {
+		t.Fatalf("a gated pod's conditions: %+v", c)
+	}
+	_, err := r.Bind(ctx, "default", "g", "ready", "")
+	wantReason(t, err, api.StatusReasonInternalError, 500)
+	if !strings.Contains(err.Error(), "has non-empty .spec.schedulingGates") {
+		t.Fatalf("bind of a gated pod: %v", err)
+	}
+	open := api.DeepCopy(p)
+	open.Spec.SchedulingGates = nil
+	if _, err := r.Update(ctx, open); err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Bind(ctx, "default", "g", "ready", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := b.(*api.Pod).Status.Conditions; len(c) != 1 || c[0].Status != api.ConditionTrue {
+		t.Fatalf("bound, the gate gone: %+v", c)
 	}
 }

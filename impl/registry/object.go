@@ -192,6 +192,12 @@ func resetStatusOnCreate(obj api.Object) {
 	switch o := obj.(type) {
 	case *api.Pod:
 		o.Status = api.PodStatus{Phase: api.PodPending}
+		if len(o.Spec.SchedulingGates) > 0 {
+			// As upstream's pod strategy does, so that kubectl shows
+			// SchedulingGated until the last gate goes.
+			o.Status.Conditions = []api.PodCondition{{Type: api.PodScheduled, Status: api.ConditionFalse,
+				Reason: api.PodReasonSchedulingGated, Message: "Scheduling is blocked due to non-empty scheduling gates"}}
+		}
 	case *api.Deployment:
 		o.Status = api.DeploymentStatus{}
 	case *api.ReplicaSet:
