@@ -239,7 +239,7 @@ type EndpointSubset struct {
 type EndpointAddress struct {
 	IP        string           `json:"ip"`
 	Hostname  string           `json:"hostname,omitempty"`
-	NodeName  string           `json:"nodeName,omitempty"`
+	NodeName  *string          `json:"nodeName,omitempty"`
 	TargetRef *ObjectReference `json:"targetRef,omitempty"`
 }
 

@@ -18,8 +18,8 @@ type Event struct {
 	Series              *EventSeries     `json:"series,omitempty"`
 	Action              string           `json:"action,omitempty"`
 	Related             *ObjectReference `json:"related,omitempty"`
-	ReportingController string           `json:"reportingComponent,omitempty"`
-	ReportingInstance   string           `json:"reportingInstance,omitempty"`
+	ReportingController string           `json:"reportingComponent"`
+	ReportingInstance   string           `json:"reportingInstance"`
 }
 
 // EventSeries is how an event that happens again is counted.

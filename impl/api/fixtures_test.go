@@ -71,3 +71,4 @@ func validReplicaSet() *ReplicaSet {
 	Default(rs)
 	return rs
 }
+func ptrTo[T any](v T) *T { return &v }

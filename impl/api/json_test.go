@@ -83,7 +83,7 @@ func TestSampleFieldsLandInTypedFields(t *testing.T) {
 	obj, err = Decode("endpoints", read("endpoints.json"))
 	require.NoError(t, err)
 	ep := obj.(*Endpoints)
-	assert.Equal(t, "node-1", ep.Subsets[0].Addresses[0].NodeName)
+	assert.Equal(t, ptrTo("node-1"), ep.Subsets[0].Addresses[0].NodeName)
 	assert.Equal(t, "Pod", ep.Subsets[0].Addresses[0].TargetRef.Kind)
 	assert.Equal(t, "10.244.2.3", ep.Subsets[0].NotReadyAddresses[0].IP)
 }

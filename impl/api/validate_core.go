@@ -241,8 +241,8 @@ func validateEndpointAddress(e *errs, a *EndpointAddress, p fieldPath) {
 	if a.Hostname != "" {
 		e.invalidEach(p.child("hostname"), a.Hostname, dns1123Label(a.Hostname))
 	}
-	if a.NodeName != "" {
-		e.invalidEach(p.child("nodeName"), a.NodeName, dns1123Subdomain(a.NodeName))
+	if a.NodeName != nil && *a.NodeName != "" {
+		e.invalidEach(p.child("nodeName"), *a.NodeName, dns1123Subdomain(*a.NodeName))
 	}
 }
 

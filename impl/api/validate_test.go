@@ -17,7 +17,7 @@ func TestValidObjectsPass(t *testing.T) {
 		validDeployment(), validPod(), validService(), validNode(), validReplicaSet(),
 		&Namespace{ObjectMeta: ObjectMeta{Name: "prod"}},
 		&Endpoints{ObjectMeta: ObjectMeta{Name: "myapp", Namespace: "default"}, Subsets: []EndpointSubset{{
-			Addresses: []EndpointAddress{{IP: "10.0.0.1", NodeName: "node-1"}},
+			Addresses: []EndpointAddress{{IP: "10.0.0.1", NodeName: ptrTo("node-1")}},
 			Ports:     []EndpointPort{{Port: 80, Protocol: ProtocolTCP}},
 		}}},
 		&Binding{ObjectMeta: ObjectMeta{Name: "web-0", Namespace: "default"}, Target: ObjectReference{Kind: "Node", Name: "node-1"}},

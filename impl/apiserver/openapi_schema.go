@@ -166,6 +166,10 @@ func (g *schemaGen) named(t reflect.Type, build func() map[string]any) map[strin
 	return refTo(name)
 }
 
+// writtenButOptional are fields k8s.io/api writes even when empty (no
+// omitempty) that Kubernetes' OpenAPI marks optional.
+var writtenButOptional = map[string]bool{"Event.reportingComponent": true, "Event.reportingInstance": true}
+
 func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	var required []string
@@ -182,8 +186,8 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		}
 		props[f.name] = s
 		// Without omitempty the field is always written; Kubernetes marks
-		// those required too (metadata is the exception).
-		if !f.omitempty && f.name != "metadata" {
+		// those required too, but for metadata and a few it marks optional.
+		if !f.omitempty && f.name != "metadata" && !writtenButOptional[t.Name()+"."+f.name] {
 			required = append(required, f.name)
 		}
 	}

@@ -239,7 +239,7 @@ func addressesOf(e *api.Endpoints) []model.Address {
 	var out []model.Address
 	for _, ss := range e.Subsets {
 		for _, a := range ss.Addresses {
-			out = append(out, model.Address{Pod: targetName(a), IP: a.IP, Node: a.NodeName})
+			out = append(out, model.Address{Pod: targetName(a), IP: a.IP, Node: deref(a.NodeName)})
 		}
 	}
 	return sortedAddresses(out)
@@ -313,13 +313,13 @@ func writeEndpoints(e *api.Endpoints, o *model.Endpoints, port api.EndpointPort)
 	for _, a := range want {
 		ready[a.Pod] = true
 		i := slices.IndexFunc(old, func(x api.EndpointAddress) bool {
-			return targetName(x) == a.Pod && x.IP == a.IP && x.NodeName == a.Node
+			return targetName(x) == a.Pod && x.IP == a.IP && deref(x.NodeName) == a.Node
 		})
 		if i >= 0 {
 			ss.Addresses = append(ss.Addresses, old[i])
 			continue
 		}
-		ss.Addresses = append(ss.Addresses, api.EndpointAddress{IP: a.IP, NodeName: a.Node,
+		ss.Addresses = append(ss.Addresses, api.EndpointAddress{IP: a.IP, NodeName: ptr(a.Node),
 			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: e.Namespace, Name: a.Pod}})
 	}
 	for _, a := range notReady {

@@ -178,8 +178,8 @@ func TestEndpointsFromService(t *testing.T) {
 	ep := obj.(*api.Endpoints)
 	want := []api.EndpointSubset{{
 		Addresses: []api.EndpointAddress{
-			{IP: "127.100.1.2", NodeName: "n2", TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-a"}},
-			{IP: "127.100.0.3", NodeName: "n1", TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-b"}},
+			{IP: "127.100.1.2", NodeName: ptr("n2"), TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-a"}},
+			{IP: "127.100.0.3", NodeName: ptr("n1"), TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-b"}},
 		},
 		Ports: []api.EndpointPort{{Name: "http", Port: 80, Protocol: api.ProtocolTCP}},
 	}}
