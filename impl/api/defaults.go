@@ -61,7 +61,7 @@ func Default(obj Object) {
 	case *CustomResourceDefinition:
 		defaultCRD(o)
 	default:
-		if !defaultWorkload(obj) && !defaultEndpointSlice(obj) {
+		if !defaultWorkload(obj) && !defaultOwned(obj) && !defaultEndpointSlice(obj) {
 			defaultStored(obj)
 		}
 	}

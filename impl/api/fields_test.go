@@ -12,6 +12,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -43,6 +46,14 @@ func TestEveryKubernetesFieldIsCarried(t *testing.T) {
 		{Job{}, batchv1.Job{}},
 		{Lease{}, coordinationv1.Lease{}},
 		{EndpointSlice{}, discoveryv1.EndpointSlice{}},
+		{CronJob{}, batchv1.CronJob{}},
+		{Ingress{}, networkingv1.Ingress{}},
+		{NetworkPolicy{}, networkingv1.NetworkPolicy{}},
+		{PodDisruptionBudget{}, policyv1.PodDisruptionBudget{}},
+		{Role{}, rbacv1.Role{}},
+		{ClusterRole{}, rbacv1.ClusterRole{}},
+		{RoleBinding{}, rbacv1.RoleBinding{}},
+		{ClusterRoleBinding{}, rbacv1.ClusterRoleBinding{}},
 	}
 	for _, k := range kinds {
 		ours, theirs := reflect.TypeOf(k.ours), reflect.TypeOf(k.theirs)

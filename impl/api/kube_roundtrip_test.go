@@ -12,6 +12,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
@@ -66,6 +69,14 @@ func TestKubernetesObjectsRoundTrip(t *testing.T) {
 		{"jobs", func() runtime.Object { return &batchv1.Job{} }},
 		{"leases", func() runtime.Object { return &coordinationv1.Lease{} }},
 		{"endpointslices", func() runtime.Object { return &discoveryv1.EndpointSlice{} }},
+		{"cronjobs", func() runtime.Object { return &batchv1.CronJob{} }},
+		{"ingresses", func() runtime.Object { return &networkingv1.Ingress{} }},
+		{"networkpolicies", func() runtime.Object { return &networkingv1.NetworkPolicy{} }},
+		{"poddisruptionbudgets", func() runtime.Object { return &policyv1.PodDisruptionBudget{} }},
+		{"roles", func() runtime.Object { return &rbacv1.Role{} }},
+		{"clusterroles", func() runtime.Object { return &rbacv1.ClusterRole{} }},
+		{"rolebindings", func() runtime.Object { return &rbacv1.RoleBinding{} }},
+		{"clusterrolebindings", func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }},
 	}
 	for _, k := range kinds {
 		info, ok := LookupResource(k.resource)

@@ -191,7 +191,7 @@ var (
 )
 
 func init() {
-	table = append(append(append(append(table, storedEntries...), workloadEntries...), discoveryEntries...), crdEntries...)
+	table = slices.Concat(table, storedEntries, workloadEntries, ownedEntries, discoveryEntries, crdEntries)
 	for i := range table {
 		e := &table[i]
 		r := e.info

@@ -70,6 +70,7 @@ func ValidateUpdate(old, obj Object) error {
 	default:
 		validateStoredUpdate(e, old, obj)
 		validateWorkloadUpdate(e, old, obj)
+		validateOwnedUpdate(e, old, obj)
 		validateEndpointSliceUpdate(e, old, obj)
 	}
 	return invalidOrNil(obj, km, e.list)
@@ -151,7 +152,7 @@ func validateObject(obj Object) (kindMeta, *errs, error) {
 		// The apiextensions module checks the metadata too.
 		validateCRD(e, o, nil)
 	default:
-		if validateStored(e, obj, km) || validateWorkload(e, obj, km) || validateEndpointSlice(e, obj, km) {
+		if validateStored(e, obj, km) || validateWorkload(e, obj, km) || validateOwned(e, obj, km) || validateEndpointSlice(e, obj, km) {
 			return km, e, nil
 		}
 		return km, nil, NewBadRequest(fmt.Sprintf("api: cannot validate %T", obj))

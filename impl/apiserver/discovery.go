@@ -32,7 +32,8 @@ const authorizationGroup = "authorization.k8s.io"
 // served (Scale is its kind) but not listed: it has no top-level
 // resources, and discovery clients fail on a group version with an empty
 // resource list.
-var listedGroups = []string{"apps", eventsGroup, api.APIExtensionsGroup, authorizationGroup, batchGroup, coordinationGroup, discoveryGroup}
+var listedGroups = []string{"apps", eventsGroup, api.APIExtensionsGroup, authorizationGroup, batchGroup, coordinationGroup, discoveryGroup,
+	api.NetworkingGroup, api.PolicyGroup, api.RBACGroup}
 
 // servedGroups are the groups with a /apis/{group} document.
 var servedGroups = append([]string{"autoscaling"}, listedGroups...)

@@ -67,7 +67,7 @@ func badRequests() []badRequest {
 		{name: "not acceptable", method: "GET", path: webPath, hdr: []string{"Accept: application/vnd.kubernetes.protobuf"}, code: 406, reason: api.StatusReasonNotAcceptable},
 		{name: "unknown subresource", method: "GET", path: webPath + "/logs", code: 404, reason: api.StatusReasonNotFound},
 		{name: "unknown resource", method: "GET", path: "/api/v1/namespaces/default/frobs", code: 404, reason: api.StatusReasonNotFound, msg: "the server could not find the requested resource"},
-		{name: "a kind converge does not serve", method: "POST", path: "/apis/batch/v1/namespaces/default/cronjobs", body: "{}", code: 404, reason: api.StatusReasonNotFound, msg: "the server could not find the requested resource"},
+		{name: "a kind converge does not serve", method: "POST", path: "/apis/scheduling.k8s.io/v1/priorityclasses", body: "{}", code: 404, reason: api.StatusReasonNotFound, msg: "the server could not find the requested resource"},
 		{name: "pod logs", method: "GET", path: podPath + "/p/log", code: 404, reason: api.StatusReasonNotFound, msg: "converge serves no container logs"},
 		{name: "pod exec", method: "POST", path: podPath + "/p/exec", code: 404, reason: api.StatusReasonNotFound, msg: "converge does not serve pods/exec"},
 		{name: "resource in the wrong group", method: "GET", path: "/api/v1/namespaces/default/deployments", code: 404, reason: api.StatusReasonNotFound},

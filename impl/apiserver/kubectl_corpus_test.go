@@ -18,6 +18,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -92,7 +95,7 @@ func roundTrip(t *testing.T, k *kubectlEnv, path string) {
 	}
 	check("after apply")
 	reapply := "unchanged"
-	if len(normalized) > 0 || hasClaimTemplates(want) {
+	if len(normalized) > 0 || resendsOnReapply(want) {
 		reapply = "configured"
 	}
 	if out := run("apply", "-f", path); !strings.Contains(out, " "+reapply) {
@@ -104,14 +107,27 @@ func roundTrip(t *testing.T, k *kubectlEnv, path string) {
 	check("after server-side apply")
 }
 
-// hasClaimTemplates: a StatefulSet's volumeClaimTemplates are an atomic
-// list the server defaults (volumeMode, status.phase), so kubectl's
-// three-way merge sees the live list differ from the applied one and
-// sends it again, on a real cluster too.
-func hasClaimTemplates(obj any) bool {
+// resendsOnReapply: kubectl's three-way merge sends part of this manifest
+// again on a second apply, on a real cluster too, so it reports
+// "configured". An atomic list the server defaults differs live from the
+// applied one: a StatefulSet's volumeClaimTemplates (volumeMode,
+// status.phase), a NetworkPolicy's rules (a port's protocol), a binding's
+// subjects (a User's or Group's apiGroup). A PodDisruptionBudget's
+// selector has patch strategy "replace", which kubectl always sends.
+func resendsOnReapply(obj any) bool {
 	m, _ := obj.(map[string]any)
 	spec, _ := m["spec"].(map[string]any)
-	return m["kind"] == "StatefulSet" && spec["volumeClaimTemplates"] != nil
+	switch m["kind"] {
+	case "StatefulSet":
+		return spec["volumeClaimTemplates"] != nil
+	case "NetworkPolicy":
+		return spec["ingress"] != nil || spec["egress"] != nil
+	case "RoleBinding", "ClusterRoleBinding":
+		return m["subjects"] != nil
+	case "PodDisruptionBudget":
+		return spec["selector"] != nil
+	}
+	return false
 }
 
 // upstreamTypes decodes a manifest into k8s.io/api's own type for its
@@ -119,7 +135,8 @@ func hasClaimTemplates(obj any) bool {
 var upstreamTypes = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme} {
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, networkingv1.AddToScheme, policyv1.AddToScheme,
+		rbacv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}

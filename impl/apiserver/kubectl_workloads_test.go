@@ -19,6 +19,15 @@ var workloadManifests = map[string]string{
 	"job.yaml":           "job/migrate",
 	"pvc.yaml":           "pvc/shared-data",
 	"endpointslice.yaml": "endpointslice/external-db-1",
+	// Kinds operators own beside their workloads.
+	"cronjob.yaml":            "cronjob/nightly-backup",
+	"ingress.yaml":            "ingress/webapp",
+	"networkpolicy.yaml":      "networkpolicy/db-from-webapp",
+	"pdb.yaml":                "pdb/webapp",
+	"role.yaml":               "role/leader-election",
+	"rolebinding.yaml":        "rolebinding/leader-election",
+	"clusterrole.yaml":        "clusterrole/webapp-manager",
+	"clusterrolebinding.yaml": "clusterrolebinding/webapp-manager",
 	// A kind with a controller and converge's own type, with the fields
 	// every operator's Deployment has and the model does not act on.
 	"deployment.yaml": "deployment/webapp",
@@ -48,6 +57,9 @@ func TestKubectlWorkloadsDefaults(t *testing.T) {
 		"daemonset/log-agent -o jsonpath={.spec.updateStrategy.rollingUpdate.maxSurge}/{.spec.revisionHistoryLimit}/{.spec.template.spec.volumes[0].hostPath.type}":    "0/10/",
 		"job/migrate -o jsonpath={.spec.completionMode}/{.spec.suspend}/{.spec.podReplacementPolicy}/{.spec.template.metadata.labels.job-name}":                        "NonIndexed/false/Failed/migrate",
 		"pvc/shared-data -o jsonpath={.status.phase}": "Pending",
+		"cronjob/nightly-backup -o jsonpath={.spec.suspend}/{.spec.failedJobsHistoryLimit}/{.spec.jobTemplate.spec.template.spec.dnsPolicy}": "false/1/ClusterFirst",
+		"networkpolicy/db-from-webapp -o jsonpath={.spec.policyTypes}/{.spec.ingress[0].ports[0].protocol}":                                  "[\"Ingress\",\"Egress\"]/TCP",
+		"rolebinding/leader-election -o jsonpath={.subjects[1].apiGroup}/{.subjects[0].apiGroup}":                                            "rbac.authorization.k8s.io/",
 	} {
 		f := strings.Fields(args)
 		if out := k.run(append([]string{"get"}, f...)...); out != want {
@@ -82,6 +94,17 @@ func TestKubectlWorkloadsGetExplainDiscover(t *testing.T) {
 		{"explain daemonset.spec.updateStrategy", []string{"rollingUpdate"}},
 		{"explain job.spec", []string{"backoffLimit", "completions", "podFailurePolicy"}},
 		{"explain pvc.spec", []string{"storageClassName", "accessModes"}},
+		{"get cronjobs", []string{"NAME             SCHEDULE     TIMEZONE       SUSPEND   ACTIVE   LAST SCHEDULE   AGE", "nightly-backup   30 2 * * *   Europe/Paris   False     0        <none>"}},
+		{"get ingress", []string{"NAME     CLASS   HOSTS                              ADDRESS   PORTS     AGE", "webapp   nginx   shop.example.com,api.example.com             80, 443"}},
+		{"get netpol", []string{"NAME             POD-SELECTOR   AGE", "db-from-webapp   app=db"}},
+		{"get pdb", []string{"NAME     MIN AVAILABLE   MAX UNAVAILABLE   ALLOWED DISRUPTIONS   AGE", "webapp   60%             N/A               0"}},
+		{"get roles", []string{"NAME              CREATED AT", "leader-election   20"}},
+		{"get rolebindings -o wide", []string{"NAME              ROLE                   AGE", "leader-election   Role/leader-election", "alice@example.com", "default/controller-manager"}},
+		{"get clusterrolebinding webapp-manager", []string{"ClusterRole/webapp-manager"}},
+		{"explain cronjob.spec", []string{"GROUP:      batch", "concurrencyPolicy", "jobTemplate", "schedule"}},
+		{"explain ingress.spec.rules.http.paths", []string{"GROUP:      networking.k8s.io", "pathType"}},
+		{"explain pdb.spec", []string{"GROUP:      policy", "minAvailable", "unhealthyPodEvictionPolicy"}},
+		{"explain clusterrole", []string{"GROUP:      rbac.authorization.k8s.io", "aggregationRule", "rules"}},
 		{"get endpointslices", []string{"NAME            ADDRESSTYPE   PORTS       ENDPOINTS",
 			"external-db-1   IPv4          5432,9187   10.20.0.11,10.20.0.12,10.20.0.13 + 1 more..."}},
 		{"get endpointslice.discovery.k8s.io -l kubernetes.io/service-name=external-db -o name", []string{"endpointslice.discovery.k8s.io/external-db-1"}},
@@ -109,6 +132,12 @@ func TestKubectlWorkloadsGetExplainDiscover(t *testing.T) {
 		{"daemonsets", "ds", "apps/v1", "true", "DaemonSet", "create,delete,deletecollection,get,list,patch,update,watch", "all"},
 		{"jobs", "batch/v1", "true", "Job", "create,delete,deletecollection,get,list,patch,update,watch", "all"},
 		{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice", "create,delete,deletecollection,get,list,patch,update,watch"},
+		{"cronjobs", "cj", "batch/v1", "true", "CronJob", "create,delete,deletecollection,get,list,patch,update,watch", "all"},
+		{"ingresses", "ing", "networking.k8s.io/v1", "true", "Ingress", "create,delete,deletecollection,get,list,patch,update,watch"},
+		{"networkpolicies", "netpol", "networking.k8s.io/v1", "true", "NetworkPolicy", "create,delete,deletecollection,get,list,patch,update,watch"},
+		{"poddisruptionbudgets", "pdb", "policy/v1", "true", "PodDisruptionBudget", "create,delete,deletecollection,get,list,patch,update,watch"},
+		{"roles", "rbac.authorization.k8s.io/v1", "true", "Role", "create,delete,deletecollection,get,list,patch,update,watch"},
+		{"clusterrolebindings", "rbac.authorization.k8s.io/v1", "false", "ClusterRoleBinding", "create,delete,deletecollection,get,list,patch,update,watch"},
 	} {
 		if !hasRow(out, want) {
 			t.Errorf("api-resources lacks %v:\n%s", want, out)

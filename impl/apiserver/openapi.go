@@ -191,7 +191,8 @@ func buildOpenAPIDocument(gv string) ([]byte, error) {
 	addKind(&api.DeleteOptions{}, gvkExt("", "v1", "DeleteOptions"), gvkExt("apps", "v1", "DeleteOptions"),
 		gvkExt("autoscaling", "v1", "DeleteOptions"), gvkExt(batchGroup, "v1", "DeleteOptions"),
 		gvkExt(coordinationGroup, "v1", "DeleteOptions"), gvkExt(discoveryGroup, "v1", "DeleteOptions"),
-		gvkExt(eventsGroup, "v1", "DeleteOptions"))
+		gvkExt(eventsGroup, "v1", "DeleteOptions"), gvkExt(api.NetworkingGroup, "v1", "DeleteOptions"),
+		gvkExt(api.PolicyGroup, "v1", "DeleteOptions"), gvkExt(api.RBACGroup, "v1", "DeleteOptions"))
 	doc := map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]any{"title": "Kubernetes", "version": api.Version},

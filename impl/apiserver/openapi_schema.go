@@ -85,6 +85,30 @@ var metaTypes = map[string]bool{
 	"StatusCause": true, "DeleteOptions": true, "Preconditions": true, "Time": true, "MicroTime": true, "WatchEvent": true,
 }
 
+// kindComponentName names a kind of impl/api's resource table, or its
+// list, after its group, as Kubernetes does (apps/v1 StatefulSet is
+// io.k8s.api.apps.v1.StatefulSet, policy/v1 PodDisruptionBudget
+// io.k8s.api.policy.v1.PodDisruptionBudget).
+func kindComponentName(t reflect.Type) (string, bool) {
+	if t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[api.Pod]().PkgPath() {
+		return "", false
+	}
+	tm, ok := api.TypeMetaFor(reflect.New(t).Interface())
+	if !ok {
+		return "", false
+	}
+	group, version, found := strings.Cut(tm.APIVersion, "/")
+	switch {
+	case !found:
+		group, version = "core", tm.APIVersion
+	case group == api.APIExtensionsGroup:
+		return "", false // the CRD kind has its own package's name
+	default:
+		group, _, _ = strings.Cut(group, ".")
+	}
+	return "io.k8s.api." + group + "." + version + "." + t.Name(), true
+}
+
 // componentName is Kubernetes' schema name for a Go type of impl/api.
 func componentName(t reflect.Type) string {
 	n := t.Name()
@@ -96,6 +120,11 @@ func componentName(t reflect.Type) string {
 		return "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
 	case metaTypes[n]:
 		return "io.k8s.apimachinery.pkg.apis.meta.v1." + n
+	}
+	if name, ok := kindComponentName(t); ok {
+		return name
+	}
+	switch {
 	case strings.HasPrefix(n, "Deployment"), strings.HasPrefix(n, "ReplicaSet"), n == "RollingUpdateDeployment":
 		return "io.k8s.api.apps.v1." + n
 	case strings.HasPrefix(n, "Scale"):

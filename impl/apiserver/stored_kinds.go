@@ -32,10 +32,6 @@ func kubeComponentName(t reflect.Type) (string, bool) {
 		return "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1." + t.Name(), true
 	case pkg == "k8s.io/apimachinery/pkg/apis/meta/v1":
 		return "io.k8s.apimachinery.pkg.apis.meta.v1." + t.Name(), true
-	case t.Name() == "Lease" || t.Name() == "LeaseList":
-		return "io.k8s.api.coordination.v1." + t.Name(), true
-	case t.Name() == "EndpointSlice" || t.Name() == "EndpointSliceList":
-		return "io.k8s.api.discovery.v1." + t.Name(), true
 	}
 	return "", false
 }

@@ -182,7 +182,8 @@ func TestStoredWorkloadsDiscoveryAndOpenAPI(t *testing.T) {
 		} `json:"resources"`
 	}
 	e.must(200, "GET", "/apis/batch/v1", "").into(t, &rl)
-	if len(rl.Resources) != 2 || rl.Resources[0].Name != "jobs" || rl.Resources[1].Name != "jobs/status" || rl.Resources[0].Categories[0] != "all" {
+	if len(rl.Resources) != 4 || rl.Resources[0].Name != "jobs" || rl.Resources[1].Name != "jobs/status" || rl.Resources[0].Categories[0] != "all" ||
+		rl.Resources[2].Name != "cronjobs" {
 		t.Fatalf("batch/v1: %+v", rl)
 	}
 	apps := string(e.must(200, "GET", "/apis/apps/v1", "").body)

@@ -13,6 +13,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	kjson "sigs.k8s.io/json"
@@ -42,6 +45,14 @@ var strategicSchemaTypes = map[string]any{
 	"StatefulSet":           appsv1.StatefulSet{},
 	"DaemonSet":             appsv1.DaemonSet{},
 	"Job":                   batchv1.Job{},
+	"CronJob":               batchv1.CronJob{},
+	"Ingress":               networkingv1.Ingress{},
+	"NetworkPolicy":         networkingv1.NetworkPolicy{},
+	"PodDisruptionBudget":   policyv1.PodDisruptionBudget{},
+	"Role":                  rbacv1.Role{},
+	"ClusterRole":           rbacv1.ClusterRole{},
+	"RoleBinding":           rbacv1.RoleBinding{},
+	"ClusterRoleBinding":    rbacv1.ClusterRoleBinding{},
 	"Pod":                   corev1.Pod{},
 	"Node":                  corev1.Node{},
 	"Service":               corev1.Service{},

@@ -204,6 +204,9 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 	if cols, row, ok := workloadPrinter(kind); ok {
 		return cols, row
 	}
+	if cols, row, ok := ownedPrinter(kind); ok {
+		return cols, row
+	}
 	if kind == "EndpointSlice" {
 		return endpointSlicePrinter()
 	}
