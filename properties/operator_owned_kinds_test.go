@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -21,21 +22,22 @@ import (
 	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 )
 
-// TestCheckOperatorOwnsCronJobsIngressesPoliciesAndRBAC: an operator that
-// owns the kinds operators keep beside their workloads (a CronJob, an
-// Ingress, a NetworkPolicy, a PodDisruptionBudget, a Role and its
-// RoleBinding) watches them all (Owns), repairs what drift changes, and
+// TestCheckOperatorOwnsStoredOnlyKinds: an operator that owns the kinds
+// operators keep beside their workloads (a CronJob, a
+// HorizontalPodAutoscaler, an Ingress, a NetworkPolicy, a
+// PodDisruptionBudget, a Role and its RoleBinding) watches them all
+// (Owns), repairs what drift changes, and
 // leaves their deletion to the collector. It is correct and passes: the
 // kinds are served, watched by the stepped caches, drawn by drift, and
 // collected once their Fleet is gone.
-func TestCheckOperatorOwnsCronJobsIngressesPoliciesAndRBAC(t *testing.T) {
+func TestCheckOperatorOwnsStoredOnlyKinds(t *testing.T) {
 	properties.CheckOperator(t, properties.Operator{
 		CRDs:   "testdata/fleet/config/crd/bases",
 		Scheme: fleetScheme(),
 		Kinds:  []string{"fleets"},
 		Setup: func(mgr ctrl.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&fleetv1.Fleet{}).
-				Owns(&batchv1.CronJob{}).Owns(&networkingv1.Ingress{}).Owns(&networkingv1.NetworkPolicy{}).
+				Owns(&batchv1.CronJob{}).Owns(&autoscalingv2.HorizontalPodAutoscaler{}).Owns(&networkingv1.Ingress{}).Owns(&networkingv1.NetworkPolicy{}).
 				Owns(&policyv1.PodDisruptionBudget{}).Owns(&rbacv1.Role{}).Owns(&rbacv1.RoleBinding{}).
 				Complete(&ownsManyKinds{Client: mgr.GetClient()})
 		},
@@ -54,6 +56,7 @@ func (r *ownsManyKinds) Reconcile(ctx context.Context, req reconcile.Request) (r
 		return metav1.ObjectMeta{Name: f.Name + suffix, Namespace: f.Namespace}
 	}
 	cj := &batchv1.CronJob{ObjectMeta: meta("-report")}
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta("")}
 	ing := &networkingv1.Ingress{ObjectMeta: meta("")}
 	np := &networkingv1.NetworkPolicy{ObjectMeta: meta("-isolate")}
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: meta("")}
@@ -68,6 +71,10 @@ func (r *ownsManyKinds) Reconcile(ctx context.Context, req reconcile.Request) (r
 			cj.Spec.Schedule = "*/" + strconv.Itoa(int(f.Spec.Ships%59)+1) + " * * * *"
 			cj.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 			cj.Spec.JobTemplate.Spec.Template.Spec.Containers = []corev1.Container{{Name: "report", Image: "busybox:1.36"}}
+		}},
+		{hpa, func() {
+			hpa.Spec.ScaleTargetRef = autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: f.Name}
+			hpa.Spec.MaxReplicas = max(f.Spec.Ships, 1)
 		}},
 		{ing, func() {
 			ing.Spec.Rules = []networkingv1.IngressRule{{Host: f.Name + ".example.com", IngressRuleValue: networkingv1.IngressRuleValue{

@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,7 @@ func TestEveryKubernetesFieldIsCarried(t *testing.T) {
 		{Lease{}, coordinationv1.Lease{}},
 		{EndpointSlice{}, discoveryv1.EndpointSlice{}},
 		{CronJob{}, batchv1.CronJob{}},
+		{HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscaler{}},
 		{Ingress{}, networkingv1.Ingress{}},
 		{NetworkPolicy{}, networkingv1.NetworkPolicy{}},
 		{PodDisruptionBudget{}, policyv1.PodDisruptionBudget{}},

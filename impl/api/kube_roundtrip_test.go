@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -70,6 +71,7 @@ func TestKubernetesObjectsRoundTrip(t *testing.T) {
 		{"leases", func() runtime.Object { return &coordinationv1.Lease{} }},
 		{"endpointslices", func() runtime.Object { return &discoveryv1.EndpointSlice{} }},
 		{"cronjobs", func() runtime.Object { return &batchv1.CronJob{} }},
+		{"horizontalpodautoscalers", func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }},
 		{"ingresses", func() runtime.Object { return &networkingv1.Ingress{} }},
 		{"networkpolicies", func() runtime.Object { return &networkingv1.NetworkPolicy{} }},
 		{"poddisruptionbudgets", func() runtime.Object { return &policyv1.PodDisruptionBudget{} }},

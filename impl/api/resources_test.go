@@ -86,7 +86,7 @@ func TestResourceTableIsNotShared(t *testing.T) {
 	again := mustLookup(t, "deployments")
 	assert.Equal(t, []string{"deploy"}, again.ShortNames)
 	assert.Equal(t, "get", again.Subresources[0].Verbs[0])
-	assert.Len(t, Resources(), 27) // 9 with controllers or subresources, 17 stored only, and CustomResourceDefinitions
+	assert.Len(t, Resources(), 28) // 9 with controllers or subresources, 18 stored only, and CustomResourceDefinitions
 }
 
 func TestResolveResource(t *testing.T) {

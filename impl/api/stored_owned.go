@@ -1,6 +1,7 @@
 package api
 
 import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -8,8 +9,8 @@ import (
 )
 
 // More stored-only kinds, those operators most often own beside the
-// workloads: CronJobs, Ingresses, NetworkPolicies, PodDisruptionBudgets,
-// and the RBAC kinds (Roles, ClusterRoles and their bindings). No
+// workloads: CronJobs, HorizontalPodAutoscalers, Ingresses,
+// NetworkPolicies, PodDisruptionBudgets, and the RBAC kinds (Roles, ClusterRoles and their bindings). No
 // controller of converge acts on them; they are stored and served as
 // envtest serves them, so that an operator that writes them runs. Their
 // bodies are k8s.io/api's own types.
@@ -27,6 +28,21 @@ type CronJobList struct {
 	TypeMeta `json:",inline"`
 	ListMeta `json:"metadata,omitempty"`
 	Items    []CronJob `json:"items"`
+}
+
+// HorizontalPodAutoscaler is autoscaling/v2 HorizontalPodAutoscaler.
+type HorizontalPodAutoscaler struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty"`
+	Spec       autoscalingv2.HorizontalPodAutoscalerSpec   `json:"spec,omitempty"`
+	Status     autoscalingv2.HorizontalPodAutoscalerStatus `json:"status,omitempty"`
+}
+
+// HorizontalPodAutoscalerList is autoscaling/v2 HorizontalPodAutoscalerList.
+type HorizontalPodAutoscalerList struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata,omitempty"`
+	Items    []HorizontalPodAutoscaler `json:"items"`
 }
 
 // Ingress is networking.k8s.io/v1 Ingress.
@@ -138,6 +154,14 @@ func (l *CronJobList) SetItems(objs []Object) (err error) {
 	return err
 }
 
+func (l *HorizontalPodAutoscalerList) GetItems() []Object {
+	return itemPointers[HorizontalPodAutoscaler](l.Items)
+}
+func (l *HorizontalPodAutoscalerList) SetItems(objs []Object) (err error) {
+	l.Items, err = itemValues[HorizontalPodAutoscaler](objs)
+	return err
+}
+
 func (l *IngressList) GetItems() []Object { return itemPointers[Ingress](l.Items) }
 func (l *IngressList) SetItems(objs []Object) (err error) {
 	l.Items, err = itemValues[Ingress](objs)
@@ -198,6 +222,10 @@ var ownedEntries = []entry{
 		Group: "batch", Version: "v1", Namespaced: true, ShortNames: []string{"cj"}, Verbs: standardVerbs,
 		Categories: []string{"all"}, Subresources: []Subresource{statusOf("CronJob", "batch")}},
 		func() Object { return &CronJob{} }, func() ListObject { return &CronJobList{} }},
+	{ResourceInfo{Resource: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler", Kind: "HorizontalPodAutoscaler",
+		ListKind: "HorizontalPodAutoscalerList", Group: "autoscaling", Version: "v2", Namespaced: true, ShortNames: []string{"hpa"},
+		Verbs: standardVerbs, Categories: []string{"all"}, Subresources: []Subresource{{Name: "status", Kind: "HorizontalPodAutoscaler", Group: "autoscaling", Version: "v2", Verbs: statusVerbs}}},
+		func() Object { return &HorizontalPodAutoscaler{} }, func() ListObject { return &HorizontalPodAutoscalerList{} }},
 	{ResourceInfo{Resource: "ingresses", Singular: "ingress", Kind: "Ingress", ListKind: "IngressList",
 		Group: NetworkingGroup, Version: "v1", Namespaced: true, ShortNames: []string{"ing"}, Verbs: standardVerbs,
 		Subresources: []Subresource{statusOf("Ingress", NetworkingGroup)}},

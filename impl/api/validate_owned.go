@@ -1,6 +1,7 @@
 package api
 
 import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -30,6 +31,17 @@ func defaultOwned(obj Object) bool {
 			s.FailedJobsHistoryLimit = ptr[int32](1)
 		}
 		defaultKubePodSpec(&s.JobTemplate.Spec.Template.Spec)
+	case *HorizontalPodAutoscaler:
+		// Upstream's: one replica at least, and CPU at 80% when no
+		// metric is named.
+		if o.Spec.MinReplicas == nil {
+			o.Spec.MinReplicas = ptr[int32](1)
+		}
+		if len(o.Spec.Metrics) == 0 {
+			o.Spec.Metrics = []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType,
+				Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU,
+					Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr[int32](80)}}}}
+		}
 	case *NetworkPolicy:
 		s := &o.Spec
 		for i := range s.Ingress {
@@ -96,6 +108,23 @@ func validateOwned(e *errs, obj Object, km kindMeta) bool {
 		default:
 			notSupported(e, "spec.concurrencyPolicy", string(o.Spec.ConcurrencyPolicy),
 				[]batchv1.ConcurrencyPolicy{batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent})
+		}
+	case *HorizontalPodAutoscaler:
+		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
+		if o.Spec.MinReplicas != nil && *o.Spec.MinReplicas < 1 {
+			e.invalid("spec.minReplicas", *o.Spec.MinReplicas, "must be greater than or equal to 1")
+		}
+		if o.Spec.MaxReplicas < 1 {
+			e.invalid("spec.maxReplicas", o.Spec.MaxReplicas, "must be greater than 0")
+		}
+		if o.Spec.MinReplicas != nil && o.Spec.MaxReplicas < *o.Spec.MinReplicas {
+			e.invalid("spec.maxReplicas", o.Spec.MaxReplicas, "must be greater than or equal to `minReplicas`")
+		}
+		if o.Spec.ScaleTargetRef.Kind == "" {
+			e.required("spec.scaleTargetRef.kind", "")
+		}
+		if o.Spec.ScaleTargetRef.Name == "" {
+			e.required("spec.scaleTargetRef.name", "")
 		}
 	case *Ingress:
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)

@@ -63,11 +63,17 @@ func customGroups() ([]string, map[string][]string) {
 
 // groupVersions are the versions a group serves, preferred first.
 func groupVersions(group string) []string {
-	if slices.Contains(servedGroups, group) || group == "" {
-		return []string{"v1"}
+	if slices.Contains(listedGroups, group) || group == "" {
+		return builtinVersions(group)
 	}
 	_, versions := customGroups()
 	return versions[group]
+}
+
+// servesGroupVersion: group/version is served, listed in discovery or
+// not (autoscaling/v1, Scale's version, is not).
+func servesGroupVersion(group, version string) bool {
+	return slices.Contains(groupVersions(group), version) || slices.Contains(servedGroupVersions, group+"/"+version)
 }
 
 // allListedGroups are the groups /apis lists: the built-in ones, then the

@@ -3,10 +3,12 @@ package apiserver
 import (
 	"net/http"
 	"slices"
+	"sort"
 	"strings"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -28,23 +30,33 @@ const discoveryGroup = api.DiscoveryGroup
 // authorizationGroup serves SelfSubjectAccessReviews.
 const authorizationGroup = "authorization.k8s.io"
 
-// listedGroups are the groups /apis lists, in its order. autoscaling/v1 is
-// served (Scale is its kind) but not listed: it has no top-level
-// resources, and discovery clients fail on a group version with an empty
-// resource list.
-var listedGroups = []string{"apps", eventsGroup, api.APIExtensionsGroup, authorizationGroup, batchGroup, coordinationGroup, discoveryGroup,
-	api.NetworkingGroup, api.PolicyGroup, api.RBACGroup}
-
-// servedGroups are the groups with a /apis/{group} document.
-var servedGroups = append([]string{"autoscaling"}, listedGroups...)
+// listedGroups are the groups /apis lists, in its order, each with the
+// versions its resources have (builtinVersions): autoscaling lists v2,
+// HorizontalPodAutoscalers' version. Its v1 is served (Scale is its kind)
+// but not listed: it has no top-level resources, and discovery clients
+// fail on a group version with an empty resource list.
+var listedGroups = []string{"apps", eventsGroup, api.APIExtensionsGroup, authorizationGroup, "autoscaling", batchGroup,
+	coordinationGroup, discoveryGroup, api.NetworkingGroup, api.PolicyGroup, api.RBACGroup}
 
 // aggregatedType is the media type of aggregated discovery, asked for in
 // Accept and answered in Content-Type.
 const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
-// groupVersionOf is group/v1, every group's one version.
-func groupVersionOf(group string) metav1.GroupVersionForDiscovery {
-	return metav1.GroupVersionForDiscovery{GroupVersion: apiVersionOf(group, "v1"), Version: "v1"}
+// builtinVersions are the versions of a built-in group's resources,
+// newest first; v1 for a group with none in the table (events.k8s.io,
+// authorization.k8s.io).
+func builtinVersions(group string) []string {
+	var out []string
+	for _, r := range api.Resources() {
+		if _, custom := api.LookupCustom(r.Resource); !custom && r.Group == group && !slices.Contains(out, r.Version) {
+			out = append(out, r.Version)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"v1"}
+	}
+	sort.Slice(out, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(out[i], out[j]) > 0 })
+	return out
 }
 
 func apiVersionOf(group, version string) string {
@@ -189,7 +201,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, path s
 		body = resourceList("", "v1")
 	default:
 		group, version, _ := strings.Cut(strings.TrimPrefix(path, "/apis/"), "/")
-		if !strings.HasPrefix(path, "/apis/") || (version != "" && !slices.Contains(groupVersions(group), version)) ||
+		if !strings.HasPrefix(path, "/apis/") || (version != "" && !servesGroupVersion(group, version)) ||
 			len(groupVersions(group)) == 0 {
 			return false
 		}

@@ -17,8 +17,9 @@
 //   - Discovery (/api, /api/v1, /apis, /apis/apps/v1, /apis/autoscaling/v1)
 //     is plain application/json even when aggregated discovery is asked
 //     for, so kubectl falls back to the legacy documents. autoscaling/v1
-//     (home of Scale) is served but not listed in /apis: discovery clients
-//     fail on a group version without top-level resources.
+//     (home of Scale) is served but not listed in /apis, which lists
+//     autoscaling at v2 (HorizontalPodAutoscalers): discovery clients fail
+//     on a group version without top-level resources.
 //   - Reads and watches answer with a meta.k8s.io/v1 Table when the Accept
 //     header asks for one (as kubectl get does), with kube-apiserver's
 //     columns for pods, deployments, replicasets, nodes, services and

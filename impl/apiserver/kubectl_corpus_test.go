@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -135,7 +136,7 @@ func resendsOnReapply(obj any) bool {
 var upstreamTypes = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, networkingv1.AddToScheme, policyv1.AddToScheme,
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, autoscalingv2.AddToScheme, networkingv1.AddToScheme, policyv1.AddToScheme,
 		rbacv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)

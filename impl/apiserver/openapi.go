@@ -189,7 +189,7 @@ func buildOpenAPIDocument(gv string) ([]byte, error) {
 	// Every group version answers with Status and accepts DeleteOptions.
 	addKind(&api.Status{}, gvkExt("", "v1", "Status"))
 	addKind(&api.DeleteOptions{}, gvkExt("", "v1", "DeleteOptions"), gvkExt("apps", "v1", "DeleteOptions"),
-		gvkExt("autoscaling", "v1", "DeleteOptions"), gvkExt(batchGroup, "v1", "DeleteOptions"),
+		gvkExt("autoscaling", "v1", "DeleteOptions"), gvkExt("autoscaling", "v2", "DeleteOptions"), gvkExt(batchGroup, "v1", "DeleteOptions"),
 		gvkExt(coordinationGroup, "v1", "DeleteOptions"), gvkExt(discoveryGroup, "v1", "DeleteOptions"),
 		gvkExt(eventsGroup, "v1", "DeleteOptions"), gvkExt(api.NetworkingGroup, "v1", "DeleteOptions"),
 		gvkExt(api.PolicyGroup, "v1", "DeleteOptions"), gvkExt(api.RBACGroup, "v1", "DeleteOptions"))

@@ -63,7 +63,7 @@ func TestOpenAPIEndpoints(t *testing.T) {
 		got = append(got, p)
 	}
 	sort.Strings(got)
-	if want := "api/v1 apis/apiextensions.k8s.io/v1 apis/apps/v1 apis/autoscaling/v1 apis/batch/v1 apis/coordination.k8s.io/v1 apis/discovery.k8s.io/v1 apis/events.k8s.io/v1 apis/networking.k8s.io/v1 apis/policy/v1 apis/rbac.authorization.k8s.io/v1"; strings.Join(got, " ") != want {
+	if want := "api/v1 apis/apiextensions.k8s.io/v1 apis/apps/v1 apis/autoscaling/v1 apis/autoscaling/v2 apis/batch/v1 apis/coordination.k8s.io/v1 apis/discovery.k8s.io/v1 apis/events.k8s.io/v1 apis/networking.k8s.io/v1 apis/policy/v1 apis/rbac.authorization.k8s.io/v1"; strings.Join(got, " ") != want {
 		t.Fatalf("index paths %v, want %s", got, want)
 	}
 	for p, e := range index.Paths {

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,7 @@ import (
 var protobufDecoder = func() runtime.Decoder {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, autoscalingv1.AddToScheme, authorizationv1.AddToScheme,
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, autoscalingv1.AddToScheme, autoscalingv2.AddToScheme, authorizationv1.AddToScheme,
 		networkingv1.AddToScheme, policyv1.AddToScheme, rbacv1.AddToScheme, apiextensionsv1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic("apiserver: the protobuf scheme: " + err.Error())

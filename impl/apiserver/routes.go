@@ -29,7 +29,7 @@ func (rt route) authzResource() string {
 }
 
 // servedGroupVersions are the group versions of the built-in kinds.
-var servedGroupVersions = []string{"v1", "apps/v1", "autoscaling/v1", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1,
+var servedGroupVersions = []string{"v1", "apps/v1", "autoscaling/v1", "autoscaling/v2", "batch/v1", "coordination.k8s.io/v1", discoveryGroup + "/v1", eventsV1,
 	api.NetworkingGroup + "/v1", api.PolicyGroup + "/v1", api.RBACGroup + "/v1", api.APIExtensionsGroup + "/v1"}
 
 // parseRoute reads /api/v1/... or /apis/{group}/{version}/... into a route;

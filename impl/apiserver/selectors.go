@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -30,7 +29,7 @@ func decodeDeleteOptions(b []byte, o *api.DeleteOptions) error {
 	group, version, grouped := strings.Cut(o.APIVersion, "/")
 	switch {
 	case o.APIVersion == "" || o.APIVersion == "v1" || o.APIVersion == "meta.k8s.io/v1":
-	case grouped && slices.Contains(groupVersions(group), version):
+	case grouped && servesGroupVersion(group, version):
 	default:
 		return api.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (v1)", o.APIVersion))
 	}

@@ -2,9 +2,11 @@ package apiserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -41,6 +43,18 @@ func ownedPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
 				cs, is := kubeContainersImages(c.Spec.JobTemplate.Spec.Template.Spec.Containers)
 				return []any{name(o), c.Spec.Schedule, tz, suspend, int64(len(c.Status.Active)), last, age(o),
 					cs, is, selectorString(c.Spec.JobTemplate.Spec.Selector)}
+			}, true
+	case "HorizontalPodAutoscaler":
+		return []tableColumn{col("Name", "string", 0), col("Reference", "string", 0), col("Targets", "string", 0),
+				col("MinPods", "string", 0), col("MaxPods", "string", 0), col("Replicas", "string", 0), col("Age", "string", 0)},
+			func(o api.Object) []any {
+				h := o.(*api.HorizontalPodAutoscaler)
+				minPods := "<unset>"
+				if h.Spec.MinReplicas != nil {
+					minPods = strconv.Itoa(int(*h.Spec.MinReplicas))
+				}
+				return []any{name(o), h.Spec.ScaleTargetRef.Kind + "/" + h.Spec.ScaleTargetRef.Name, hpaTargets(h),
+					minPods, strconv.Itoa(int(h.Spec.MaxReplicas)), strconv.Itoa(int(h.Status.CurrentReplicas)), age(o)}
 			}, true
 	case "Ingress":
 		return []tableColumn{col("Name", "string", 0), col("Class", "string", 0), col("Hosts", "string", 0),
@@ -89,6 +103,40 @@ func ownedPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
 			}, true
 	}
 	return nil, nil, false
+}
+
+// hpaTargets is the Targets column for the resource metrics, as
+// kubectl prints them ("cpu: <unknown>/80%" until a current value is
+// known); other metric types print their type.
+func hpaTargets(h *api.HorizontalPodAutoscaler) string {
+	var out []string
+	for _, m := range h.Spec.Metrics {
+		if m.Type != autoscalingv2.ResourceMetricSourceType || m.Resource == nil {
+			out = append(out, string(m.Type))
+			continue
+		}
+		current := "<unknown>"
+		for _, s := range h.Status.CurrentMetrics {
+			if s.Resource != nil && s.Resource.Name == m.Resource.Name {
+				if u := s.Resource.Current.AverageUtilization; u != nil && m.Resource.Target.AverageUtilization != nil {
+					current = strconv.Itoa(int(*u)) + "%"
+				} else if v := s.Resource.Current.AverageValue; v != nil {
+					current = v.String()
+				}
+			}
+		}
+		target := "<auto>"
+		if u := m.Resource.Target.AverageUtilization; u != nil {
+			target = strconv.Itoa(int(*u)) + "%"
+		} else if v := m.Resource.Target.AverageValue; v != nil {
+			target = v.String()
+		}
+		out = append(out, string(m.Resource.Name)+": "+current+"/"+target)
+	}
+	if len(out) == 0 {
+		return "<none>"
+	}
+	return strings.Join(out, ", ")
 }
 
 func intOrNA(v *intstr.IntOrString) string {

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,32 +41,33 @@ import (
 // the document and the patch are core/v1's (neither type has a list
 // field, so their strategic merges agree).
 var strategicSchemaTypes = map[string]any{
-	"Deployment":            appsv1.Deployment{},
-	"ReplicaSet":            appsv1.ReplicaSet{},
-	"StatefulSet":           appsv1.StatefulSet{},
-	"DaemonSet":             appsv1.DaemonSet{},
-	"Job":                   batchv1.Job{},
-	"CronJob":               batchv1.CronJob{},
-	"Ingress":               networkingv1.Ingress{},
-	"NetworkPolicy":         networkingv1.NetworkPolicy{},
-	"PodDisruptionBudget":   policyv1.PodDisruptionBudget{},
-	"Role":                  rbacv1.Role{},
-	"ClusterRole":           rbacv1.ClusterRole{},
-	"RoleBinding":           rbacv1.RoleBinding{},
-	"ClusterRoleBinding":    rbacv1.ClusterRoleBinding{},
-	"Pod":                   corev1.Pod{},
-	"Node":                  corev1.Node{},
-	"Service":               corev1.Service{},
-	"Endpoints":             corev1.Endpoints{},
-	"EndpointSlice":         discoveryv1.EndpointSlice{},
-	"Namespace":             corev1.Namespace{},
-	"Event":                 corev1.Event{},
-	"ConfigMap":             corev1.ConfigMap{},
-	"Secret":                corev1.Secret{},
-	"ServiceAccount":        corev1.ServiceAccount{},
-	"PersistentVolumeClaim": corev1.PersistentVolumeClaim{},
-	"Lease":                 coordinationv1.Lease{},
-	"Scale":                 autoscalingv1.Scale{},
+	"Deployment":              appsv1.Deployment{},
+	"ReplicaSet":              appsv1.ReplicaSet{},
+	"StatefulSet":             appsv1.StatefulSet{},
+	"DaemonSet":               appsv1.DaemonSet{},
+	"Job":                     batchv1.Job{},
+	"CronJob":                 batchv1.CronJob{},
+	"HorizontalPodAutoscaler": autoscalingv2.HorizontalPodAutoscaler{},
+	"Ingress":                 networkingv1.Ingress{},
+	"NetworkPolicy":           networkingv1.NetworkPolicy{},
+	"PodDisruptionBudget":     policyv1.PodDisruptionBudget{},
+	"Role":                    rbacv1.Role{},
+	"ClusterRole":             rbacv1.ClusterRole{},
+	"RoleBinding":             rbacv1.RoleBinding{},
+	"ClusterRoleBinding":      rbacv1.ClusterRoleBinding{},
+	"Pod":                     corev1.Pod{},
+	"Node":                    corev1.Node{},
+	"Service":                 corev1.Service{},
+	"Endpoints":               corev1.Endpoints{},
+	"EndpointSlice":           discoveryv1.EndpointSlice{},
+	"Namespace":               corev1.Namespace{},
+	"Event":                   corev1.Event{},
+	"ConfigMap":               corev1.ConfigMap{},
+	"Secret":                  corev1.Secret{},
+	"ServiceAccount":          corev1.ServiceAccount{},
+	"PersistentVolumeClaim":   corev1.PersistentVolumeClaim{},
+	"Lease":                   coordinationv1.Lease{},
+	"Scale":                   autoscalingv1.Scale{},
 
 	"CustomResourceDefinition": apiextensionsv1.CustomResourceDefinition{},
 }
