@@ -1,6 +1,8 @@
 package api
 
 import (
+	"slices"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -166,11 +168,7 @@ func validateRoleRef(e *errs, ref rbacv1.RoleRef, kinds ...string) {
 	if ref.APIGroup != RBACGroup {
 		notSupported(e, p.child("apiGroup"), ref.APIGroup, []string{RBACGroup})
 	}
-	found := false
-	for _, k := range kinds {
-		found = found || ref.Kind == k
-	}
-	if !found {
+	if !slices.Contains(kinds, ref.Kind) {
 		notSupported(e, p.child("kind"), ref.Kind, kinds)
 	}
 	if ref.Name == "" {

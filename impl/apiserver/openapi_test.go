@@ -345,3 +345,30 @@ func TestOpenAPIDescribesEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPINamesKindsByTheirGroup: a kind's schema is named after its
+// own group, as Kubernetes names it, whatever package converge keeps it in.
+func TestOpenAPINamesKindsByTheirGroup(t *testing.T) {
+	for gv, names := range map[string][]string{
+		"apps/v1":                      {"io.k8s.api.apps.v1.StatefulSet", "io.k8s.api.apps.v1.DaemonSetList"},
+		"batch/v1":                     {"io.k8s.api.batch.v1.Job", "io.k8s.api.batch.v1.CronJob"},
+		"autoscaling/v2":               {"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"},
+		"policy/v1":                    {"io.k8s.api.policy.v1.PodDisruptionBudget"},
+		"rbac.authorization.k8s.io/v1": {"io.k8s.api.rbac.v1.ClusterRoleBinding"},
+		"v1":                           {"io.k8s.api.core.v1.PersistentVolumeClaim"},
+	} {
+		b, err := openAPIDocument(gv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d openAPIDocJSON
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if _, ok := d.Components.Schemas[n]; !ok {
+				t.Errorf("%s: no schema %s", gv, n)
+			}
+		}
+	}
+}
