@@ -15,12 +15,15 @@ type Memory struct {
 	Name string
 	Node string // for per-node components
 	// view holds the objects its informers delivered, per kind by key
-	// (namespace/name); names holds their keys in order once a List has asked (built), kept
-	// up to date by Put and Remove: the components list on every reconcile,
-	// and sorting thousands of pods each time was most of their cost.
-	view  [NumKinds]map[string]Obj
-	names [NumKinds][]string
-	built [NumKinds]bool
+	// (namespace/name); names holds their keys in order once a List has
+	// asked (built), and listed the objects in that order, kept up to date
+	// by Put and Remove: the components list on every reconcile, and
+	// sorting thousands of pods each time, then looking a thousand nodes up
+	// by name for each pod scheduled, was most of their cost.
+	view   [NumKinds]map[string]Obj
+	names  [NumKinds][]string
+	listed [NumKinds][]Obj
+	built  [NumKinds]bool
 	// used sums the requests of the viewed pods bound to each node, kept
 	// up to date by Put and Remove: the scheduler needs it for every pod,
 	// and summing every pod each time made scheduling n pods quadratic.
@@ -53,7 +56,7 @@ func NewMemory(component string) *Memory {
 // clone copies the view; the copy builds its own name order when listed.
 func (m *Memory) clone() *Memory {
 	d := *m
-	d.names, d.built = [NumKinds][]string{}, [NumKinds]bool{}
+	d.names, d.listed, d.built = [NumKinds][]string{}, [NumKinds][]Obj{}, [NumKinds]bool{}
 	d.used = maps.Clone(m.used)
 	d.owned, d.ownedBuilt = nil, false
 	for k, objs := range m.view {
@@ -76,7 +79,7 @@ func (m *Memory) Reset() {
 
 // Clear empties the view (a relist refills it).
 func (m *Memory) Clear() {
-	m.view, m.names, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds]bool{}
+	m.view, m.names, m.listed, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds][]Obj{}, [NumKinds]bool{}
 	m.used = nil
 	m.owned, m.ownedBuilt = nil, false
 }
@@ -116,15 +119,17 @@ func (m *Memory) Len() int {
 // then name). The slice is
 // the caller's.
 func (m *Memory) List(k Kind) []Obj {
-	m.build(k)
-	if len(m.names[k]) == 0 {
+	if len(m.sorted(k)) == 0 {
 		return nil
 	}
-	out := make([]Obj, len(m.names[k]))
-	for i, name := range m.names[k] {
-		out[i] = m.view[k][name]
-	}
-	return out
+	return slices.Clone(m.listed[k])
+}
+
+// sorted is List without the copy, for a caller that only reads it
+// before the view changes again (the scheduler, once per pod).
+func (m *Memory) sorted(k Kind) []Obj {
+	m.build(k)
+	return m.listed[k]
 }
 
 // Each yields the view's objects of one kind in no set order, for
@@ -134,6 +139,10 @@ func (m *Memory) Each(k Kind) iter.Seq[Obj] { return maps.Values(m.view[k]) }
 func (m *Memory) build(k Kind) {
 	if !m.built[k] {
 		m.names[k] = slices.Sorted(maps.Keys(m.view[k]))
+		m.listed[k] = make([]Obj, len(m.names[k]))
+		for i, name := range m.names[k] {
+			m.listed[k][i] = m.view[k][name]
+		}
 		m.built[k] = true
 	}
 }
@@ -161,9 +170,14 @@ func (m *Memory) Put(o Obj) {
 		m.own(old, -1)
 		m.own(o, +1)
 	}
-	if m.built[k] && !had {
+	if m.built[k] {
 		i, _ := slices.BinarySearch(m.names[k], name)
-		m.names[k] = slices.Insert(m.names[k], i, name)
+		if had {
+			m.listed[k][i] = o
+		} else {
+			m.names[k] = slices.Insert(m.names[k], i, name)
+			m.listed[k] = slices.Insert(m.listed[k], i, o)
+		}
 	}
 }
 
@@ -180,6 +194,7 @@ func (m *Memory) Remove(r Ref) {
 	if m.built[r.Kind] {
 		if i, found := slices.BinarySearch(m.names[r.Kind], key); found {
 			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
+			m.listed[r.Kind] = slices.Delete(m.listed[r.Kind], i, i+1)
 		}
 	}
 }

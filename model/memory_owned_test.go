@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,7 +10,8 @@ import (
 
 // TestOwnedPodsFollowsTheView: the owner index, built on first use and
 // kept by Put and Remove, always holds exactly the viewed pods of each
-// owner, through adoption, release (owner cleared) and removal.
+// owner, through adoption, release (owner cleared) and removal; and List,
+// kept the same way, always holds the viewed pods in key order.
 func TestOwnedPodsFollowsTheView(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	m := NewMemory(ReplicaSetController)
@@ -26,6 +28,16 @@ func TestOwnedPodsFollowsTheView(t *testing.T) {
 		}
 		if i < 50 {
 			continue
+		}
+		listed := m.List(KindPod)
+		keys := slices.Sorted(maps.Keys(m.view[KindPod]))
+		if len(listed) != len(keys) {
+			t.Fatalf("step %d: List has %d pods, the view %d", i, len(listed), len(keys))
+		}
+		for j, o := range listed {
+			if o != m.view[KindPod][keys[j]] {
+				t.Fatalf("step %d: List[%d] is %s, the view's %s is another", i, j, o.meta().Name, keys[j])
+			}
 		}
 		for uid := range int64(4) {
 			var want []string

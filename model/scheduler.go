@@ -76,7 +76,7 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	// p is unbound, so the memory's sums leave it out, as usage would.
-	node := pickNode(p, c.List(KindNode), c.used)
+	node := pickNode(p, c.sorted(KindNode), c.used)
 	if node == "" {
 		return // unschedulable until a node event
 	}
