@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TestEveryKubernetesFieldIsCarried walks each served kind's type beside
@@ -25,42 +28,53 @@ import (
 // would lose it) or one converge's type has and Kubernetes' lacks. A new
 // k8s.io/api version that adds a field fails it until the field is added.
 func TestEveryKubernetesFieldIsCarried(t *testing.T) {
-	kinds := []struct {
-		ours, theirs any
-	}{
-		{Pod{}, corev1.Pod{}},
-		{Node{}, corev1.Node{}},
-		{Service{}, corev1.Service{}},
-		{Endpoints{}, corev1.Endpoints{}},
-		{Namespace{}, corev1.Namespace{}},
-		{Binding{}, corev1.Binding{}},
-		{Event{}, corev1.Event{}},
-		{ConfigMap{}, corev1.ConfigMap{}},
-		{Secret{}, corev1.Secret{}},
-		{ServiceAccount{}, corev1.ServiceAccount{}},
-		{PersistentVolumeClaim{}, corev1.PersistentVolumeClaim{}},
-		{Deployment{}, appsv1.Deployment{}},
-		{ReplicaSet{}, appsv1.ReplicaSet{}},
-		{StatefulSet{}, appsv1.StatefulSet{}},
-		{DaemonSet{}, appsv1.DaemonSet{}},
-		{Scale{}, autoscalingv1.Scale{}},
-		{Job{}, batchv1.Job{}},
-		{Lease{}, coordinationv1.Lease{}},
-		{EndpointSlice{}, discoveryv1.EndpointSlice{}},
-		{CronJob{}, batchv1.CronJob{}},
-		{HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscaler{}},
-		{Ingress{}, networkingv1.Ingress{}},
-		{NetworkPolicy{}, networkingv1.NetworkPolicy{}},
-		{PodDisruptionBudget{}, policyv1.PodDisruptionBudget{}},
-		{Role{}, rbacv1.Role{}},
-		{ClusterRole{}, rbacv1.ClusterRole{}},
-		{RoleBinding{}, rbacv1.RoleBinding{}},
-		{ClusterRoleBinding{}, rbacv1.ClusterRoleBinding{}},
+	for _, resource := range slices.Sorted(maps.Keys(kubeTypes)) {
+		ours, err := New(resource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := reflect.TypeOf(kubeTypes[resource]).Elem()
+		compareJSONFields(t, theirs.Name(), reflect.TypeOf(ours).Elem(), theirs, map[[2]reflect.Type]bool{})
 	}
-	for _, k := range kinds {
-		ours, theirs := reflect.TypeOf(k.ours), reflect.TypeOf(k.theirs)
-		compareJSONFields(t, theirs.Name(), ours, theirs, map[[2]reflect.Type]bool{})
+	compareJSONFields(t, "Scale", reflect.TypeFor[Scale](), reflect.TypeFor[autoscalingv1.Scale](), map[[2]reflect.Type]bool{})
+	// Every built-in resource is here, so a kind added to the table is
+	// compared too.
+	for _, info := range Resources() {
+		if _, ok := kubeTypes[info.Resource]; !ok && info.Group != APIExtensionsGroup {
+			t.Errorf("%s: no k8s.io/api type to compare with", info.Resource)
+		}
 	}
+}
+
+// kubeTypes is k8s.io/api's type of each built-in resource converge serves.
+var kubeTypes = map[string]runtime.Object{
+	"pods":                     &corev1.Pod{},
+	"nodes":                    &corev1.Node{},
+	"services":                 &corev1.Service{},
+	"endpoints":                &corev1.Endpoints{},
+	"namespaces":               &corev1.Namespace{},
+	"bindings":                 &corev1.Binding{},
+	"events":                   &corev1.Event{},
+	"configmaps":               &corev1.ConfigMap{},
+	"secrets":                  &corev1.Secret{},
+	"serviceaccounts":          &corev1.ServiceAccount{},
+	"persistentvolumeclaims":   &corev1.PersistentVolumeClaim{},
+	"deployments":              &appsv1.Deployment{},
+	"replicasets":              &appsv1.ReplicaSet{},
+	"statefulsets":             &appsv1.StatefulSet{},
+	"daemonsets":               &appsv1.DaemonSet{},
+	"jobs":                     &batchv1.Job{},
+	"cronjobs":                 &batchv1.CronJob{},
+	"leases":                   &coordinationv1.Lease{},
+	"endpointslices":           &discoveryv1.EndpointSlice{},
+	"horizontalpodautoscalers": &autoscalingv2.HorizontalPodAutoscaler{},
+	"ingresses":                &networkingv1.Ingress{},
+	"networkpolicies":          &networkingv1.NetworkPolicy{},
+	"poddisruptionbudgets":     &policyv1.PodDisruptionBudget{},
+	"roles":                    &rbacv1.Role{},
+	"clusterroles":             &rbacv1.ClusterRole{},
+	"rolebindings":             &rbacv1.RoleBinding{},
+	"clusterrolebindings":      &rbacv1.ClusterRoleBinding{},
 }
 
 // sameJSON are pairs of types JSON writes alike: converge keeps a managed

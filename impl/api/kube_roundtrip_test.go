@@ -3,19 +3,12 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
@@ -49,44 +42,13 @@ func TestKubernetesObjectsRoundTrip(t *testing.T) {
 			}
 		},
 	)
-	kinds := []struct {
-		resource string
-		obj      func() runtime.Object
-	}{
-		{"pods", func() runtime.Object { return &corev1.Pod{} }},
-		{"services", func() runtime.Object { return &corev1.Service{} }},
-		{"nodes", func() runtime.Object { return &corev1.Node{} }},
-		{"namespaces", func() runtime.Object { return &corev1.Namespace{} }},
-		{"endpoints", func() runtime.Object { return &corev1.Endpoints{} }},
-		{"configmaps", func() runtime.Object { return &corev1.ConfigMap{} }},
-		{"secrets", func() runtime.Object { return &corev1.Secret{} }},
-		{"serviceaccounts", func() runtime.Object { return &corev1.ServiceAccount{} }},
-		{"persistentvolumeclaims", func() runtime.Object { return &corev1.PersistentVolumeClaim{} }},
-		{"events", func() runtime.Object { return &corev1.Event{} }},
-		{"deployments", func() runtime.Object { return &appsv1.Deployment{} }},
-		{"replicasets", func() runtime.Object { return &appsv1.ReplicaSet{} }},
-		{"statefulsets", func() runtime.Object { return &appsv1.StatefulSet{} }},
-		{"daemonsets", func() runtime.Object { return &appsv1.DaemonSet{} }},
-		{"jobs", func() runtime.Object { return &batchv1.Job{} }},
-		{"leases", func() runtime.Object { return &coordinationv1.Lease{} }},
-		{"endpointslices", func() runtime.Object { return &discoveryv1.EndpointSlice{} }},
-		{"cronjobs", func() runtime.Object { return &batchv1.CronJob{} }},
-		{"horizontalpodautoscalers", func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }},
-		{"ingresses", func() runtime.Object { return &networkingv1.Ingress{} }},
-		{"networkpolicies", func() runtime.Object { return &networkingv1.NetworkPolicy{} }},
-		{"poddisruptionbudgets", func() runtime.Object { return &policyv1.PodDisruptionBudget{} }},
-		{"roles", func() runtime.Object { return &rbacv1.Role{} }},
-		{"clusterroles", func() runtime.Object { return &rbacv1.ClusterRole{} }},
-		{"rolebindings", func() runtime.Object { return &rbacv1.RoleBinding{} }},
-		{"clusterrolebindings", func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }},
-	}
-	for _, k := range kinds {
-		info, ok := LookupResource(k.resource)
+	for _, resource := range slices.Sorted(maps.Keys(kubeTypes)) {
+		info, ok := LookupResource(resource)
 		if !ok {
-			t.Fatalf("%s: not served", k.resource)
+			t.Fatalf("%s: not served", resource)
 		}
 		for i := range 100 {
-			o := k.obj()
+			o := reflect.New(reflect.TypeOf(kubeTypes[resource]).Elem()).Interface()
 			f.Fill(o)
 			var sent map[string]any
 			b, err := json.Marshal(o)
@@ -102,7 +64,7 @@ func TestKubernetesObjectsRoundTrip(t *testing.T) {
 				delete(md, "selfLink")
 			}
 			body, _ := json.Marshal(sent)
-			ours, err := Decode(k.resource, body)
+			ours, err := Decode(resource, body)
 			if err != nil {
 				t.Fatalf("%s #%d: %v\n%s", info.Kind, i, err, body)
 			}
