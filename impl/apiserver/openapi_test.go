@@ -357,14 +357,7 @@ func TestOpenAPINamesKindsByTheirGroup(t *testing.T) {
 		"rbac.authorization.k8s.io/v1": {"io.k8s.api.rbac.v1.ClusterRoleBinding"},
 		"v1":                           {"io.k8s.api.core.v1.PersistentVolumeClaim"},
 	} {
-		b, err := openAPIDocument(gv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d openAPIDocJSON
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
+		d := loadDoc(t, gv)
 		for _, n := range names {
 			if _, ok := d.Components.Schemas[n]; !ok {
 				t.Errorf("%s: no schema %s", gv, n)
