@@ -31,6 +31,10 @@ func canonical(p *rtPlan, v reflect.Value) bool {
 	case rtScalar, rtBytes:
 	case rtString:
 		return utf8.ValidString(v.String())
+	case rtRaw:
+		// nil is written null, which comes back as the bytes null.
+		raw := v.Bytes()
+		return raw != nil && rawAsIs(raw)
 	case rtTime:
 		tm := v.Addr().Interface().(*Time)
 		if !tm.IsZero() && !inFormatRange(tm.UTC().Year()) {

@@ -114,6 +114,15 @@ func appendJSON(b []byte, p *encPlan, ptr unsafe.Pointer) ([]byte, bool) {
 			return append(b, "null"...), true
 		}
 		return appendJSON(b, p.elem, elem)
+	case rtRaw:
+		raw := *(*[]byte)(ptr)
+		if raw == nil {
+			return append(b, "null"...), true
+		}
+		if !rawAsIs(raw) {
+			return b, false // encoding/json compacts and escapes it
+		}
+		return append(b, raw...), true
 	case rtBytes:
 		s := *(*[]byte)(ptr)
 		if s == nil {
@@ -205,7 +214,7 @@ func isEmpty(p *encPlan, ptr unsafe.Pointer) bool {
 		return len(*(*string)(ptr)) == 0
 	case rtPointer:
 		return *(*unsafe.Pointer)(ptr) == nil
-	case rtBytes, rtSlice:
+	case rtBytes, rtRaw, rtSlice:
 		return (*sliceHeader)(ptr).len == 0
 	case rtStringMap:
 		return len(*(*map[string]string)(ptr)) == 0

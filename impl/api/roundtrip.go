@@ -24,6 +24,7 @@ var (
 	intOrStringType   = reflect.TypeFor[IntOrString]()
 	quantityType      = reflect.TypeFor[Quantity]()
 	resourceType      = reflect.TypeFor[ResourceList]()
+	rawType           = reflect.TypeFor[json.RawMessage]()
 	stringMapType     = reflect.TypeFor[map[string]string]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
@@ -43,6 +44,7 @@ const (
 	rtResourceList        // a map of quantities
 	rtPointer             //
 	rtBytes               // base64 both ways: as they are
+	rtRaw                 // raw JSON (managedFields): as it is, if compact and free of what HTML escaping changes
 	rtSlice               //
 	rtStringMap           // labels, annotations, resource lists
 	rtMap                 //
@@ -86,6 +88,8 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 		return &rtPlan{kind: rtQuantity}
 	case resourceType:
 		return &rtPlan{kind: rtResourceList}
+	case rawType:
+		return &rtPlan{kind: rtRaw}
 	}
 	// A pointer has its element's methods: its element is checked.
 	if t.Kind() != reflect.Pointer && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
@@ -149,6 +153,35 @@ func isZeroTime(v reflect.Value) bool {
 		return v.Addr().Interface().(*MicroTime).IsZero()
 	}
 	return false
+}
+
+// rawAsIs reports whether raw JSON comes back from json.Marshal, which
+// compacts it and escapes <, >, &, U+2028 and U+2029 in its strings, as it
+// is: valid, with no space between tokens and none of those characters.
+func rawAsIs(raw json.RawMessage) bool {
+	inString, escaped := false, false
+	for i, c := range raw {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return false
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9):
+			return false
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return json.Valid(raw)
 }
 
 // inFormatRange: RFC 3339 holds four-digit years only.

@@ -38,13 +38,25 @@ func setTimes(t *rapid.T, v reflect.Value) {
 	})
 }
 
-// dropRawJSON empties every json.RawMessage reachable from v.
-func dropRawJSON(v reflect.Value) {
+// rawSamples are raw JSON values as managedFields hold them, and the
+// forms encoding/json rewrites (space, HTML characters, U+2028) or refuses.
+var rawSamples = []string{
+	`{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}}`,
+	`{}`, `null`, `[1,"a\"b",{"x":true}]`, `{ "f:x": {} }`, "{\"f:x\":\"a\n\"}\n", `{"f:a<b":{}}`, `{"f:a&b":{}}`,
+	"{\"f:\u2028\":{}}", `{"f:x":`, `"unterminated`, `{"f:\u003c":{}}`,
+}
+
+// setRawJSON gives every json.RawMessage reachable from v one of
+// rawSamples, or nil.
+func setRawJSON(t *rapid.T, v reflect.Value) {
 	walk(v, func(v reflect.Value) bool {
-		if v.Type() != reflect.TypeFor[json.RawMessage]() {
+		if v.Type() != rawType {
 			return true
 		}
 		v.SetBytes(nil)
+		if i := rapid.IntRange(-1, len(rawSamples)-1).Draw(t, "raw"); i >= 0 {
+			v.SetBytes([]byte(rawSamples[i]))
+		}
 		return false
 	})
 }
