@@ -50,7 +50,7 @@ func TestCanonicalizeIsTheJSONRoundTrip(t *testing.T) {
 
 func TestCanonicalizeTakesConvergesObjects(t *testing.T) {
 	p := fixturePod(t)
-	p.CreationTimestamp = Time{time.Date(2026, 1, 2, 3, 4, 5, 678, time.FixedZone("x", 3600))}
+	p.CreationTimestamp = Time{Time: time.Date(2026, 1, 2, 3, 4, 5, 678, time.FixedZone("x", 3600))}
 	p.DeletionTimestamp = &Time{}
 	p.Labels = map[string]string{}
 	p.Status.Conditions = []PodCondition{}

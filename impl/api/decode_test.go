@@ -136,7 +136,7 @@ func TestDecodeManifestsErrorsNameTheDocument(t *testing.T) {
 		{"list wrong version", "apiVersion: apps/v1\nkind: List\nitems: []\n", []string{`no matches for kind "List" in version "apps/v1"`}},
 		{"typed list mixed", `{"apiVersion":"v1","kind":"PodList","items":[{"kind":"Node","apiVersion":"v1"}]}`,
 			[]string{"may only hold Pod objects"}},
-		{"bad time", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x, creationTimestamp: yesterday}\n", []string{"document 1", "RFC 3339"}},
+		{"bad time", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x, creationTimestamp: yesterday}\n", []string{"document 1", `parsing time "yesterday"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs, err := DecodeManifests([]byte(tc.input))

@@ -281,7 +281,7 @@ func validateMetaUpdate(e *errs, old, m *ObjectMeta) {
 	if m.UID != "" {
 		immutable(e, p.child("uid"), m.UID, old.UID)
 	}
-	if !m.CreationTimestamp.IsZero() && !m.CreationTimestamp.Equal(old.CreationTimestamp) {
+	if !m.CreationTimestamp.IsZero() && !m.CreationTimestamp.Equal(&old.CreationTimestamp) {
 		e.invalid(p.child("creationTimestamp"), m.CreationTimestamp, "field is immutable")
 	}
 	if m.Generation < old.Generation {

@@ -16,7 +16,7 @@ func TestKubeletStatusFillsTimesAndConditions(t *testing.T) {
 	}}
 	kubeletStatus(p, now)
 	s := p.Status
-	if s.StartTime == nil || !s.StartTime.Equal(now) {
+	if s.StartTime == nil || !s.StartTime.Equal(&now) {
 		t.Fatalf("startTime %v", s.StartTime)
 	}
 	want := map[string]api.Time{"PodScheduled": earlier, "Ready": now, "PodReadyToStartContainers": now, "Initialized": now}
@@ -24,16 +24,16 @@ func TestKubeletStatusFillsTimesAndConditions(t *testing.T) {
 		t.Fatalf("conditions %+v", s.Conditions)
 	}
 	for _, c := range s.Conditions {
-		if at, ok := want[c.Type]; !ok || !c.LastTransitionTime.Equal(at) || c.Status != api.ConditionTrue {
+		if at, ok := want[c.Type]; !ok || !c.LastTransitionTime.Equal(&at) || c.Status != api.ConditionTrue {
 			t.Errorf("condition %+v", c)
 		}
 	}
-	if !s.ContainerStatuses[0].State.Running.StartedAt.Equal(now) {
+	if !s.ContainerStatuses[0].State.Running.StartedAt.Equal(&now) {
 		t.Fatalf("startedAt %v", s.ContainerStatuses[0].State.Running.StartedAt)
 	}
 	later := api.Unix(300)
 	kubeletStatus(p, later)
-	if !p.Status.StartTime.Equal(now) || len(p.Status.Conditions) != len(want) || !p.Status.ContainerStatuses[0].State.Running.StartedAt.Equal(now) {
+	if !p.Status.StartTime.Equal(&now) || len(p.Status.Conditions) != len(want) || !p.Status.ContainerStatuses[0].State.Running.StartedAt.Equal(&now) {
 		t.Fatalf("a second status moved what was set: %+v", p.Status)
 	}
 }

@@ -41,7 +41,7 @@ func TestBind(t *testing.T) {
 	if b.Spec.NodeName != "ready" || b.ResourceVersion == p.ResourceVersion || b.Status.HostIP != "" {
 		t.Fatalf("bound pod: node %q rv %q hostIP %q", b.Spec.NodeName, b.ResourceVersion, b.Status.HostIP)
 	}
-	if c := b.Status.Conditions; len(c) != 1 || c[0].Type != "PodScheduled" || c[0].Status != api.ConditionTrue || !c[0].LastTransitionTime.Equal(api.NewTime(epoch)) {
+	if c := b.Status.Conditions; len(c) != 1 || c[0].Type != "PodScheduled" || c[0].Status != api.ConditionTrue || !c[0].LastTransitionTime.Time.Equal(epoch) {
 		t.Fatalf("bound pod conditions %+v, want PodScheduled True at the registry's clock", c)
 	}
 	_, err = r.Bind(ctx, "default", "p", "ready", "")

@@ -15,7 +15,7 @@ func TestCreateSetsSystemFieldsAndRejectsDuplicates(t *testing.T) {
 	in.Status.Replicas = 7 // a create takes no status
 	d := mustCreate(t, ctx, r, in)
 
-	if d.Namespace != "default" || d.Generation != 1 || d.UID == "" || !d.CreationTimestamp.Equal(api.NewTime(epoch)) {
+	if d.Namespace != "default" || d.Generation != 1 || d.UID == "" || !d.CreationTimestamp.Time.Equal(epoch) {
 		t.Fatalf("system fields: ns %q gen %d uid %q created %v", d.Namespace, d.Generation, d.UID, d.CreationTimestamp)
 	}
 	if d.ResourceVersion == "" || d.Status.Replicas != 0 {

@@ -31,7 +31,7 @@ func TestDeleteBoundPodIsGraceful(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := out.(*api.Pod)
-	if m.DeletionTimestamp == nil || !m.DeletionTimestamp.Equal(api.NewTime(epoch)) {
+	if m.DeletionTimestamp == nil || !m.DeletionTimestamp.Time.Equal(epoch) {
 		t.Fatalf("deletionTimestamp %v, want the clock's %v", m.DeletionTimestamp, epoch)
 	}
 	if m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds != 12 {
