@@ -1,5 +1,10 @@
 package api
 
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+)
+
 // Deployment is apps/v1 Deployment.
 type Deployment struct {
 	TypeMeta   `json:",inline"`
@@ -27,55 +32,12 @@ type DeploymentSpec struct {
 	ProgressDeadlineSeconds *int32             `json:"progressDeadlineSeconds,omitempty"`
 }
 
-// DeploymentStrategyType is how old pods are replaced.
-type DeploymentStrategyType string
-
-const (
-	RecreateDeploymentStrategyType      DeploymentStrategyType = "Recreate"
-	RollingUpdateDeploymentStrategyType DeploymentStrategyType = "RollingUpdate"
-)
-
-// DeploymentStrategy is a deployment's replacement strategy.
-type DeploymentStrategy struct {
-	Type          DeploymentStrategyType   `json:"type,omitempty"`
-	RollingUpdate *RollingUpdateDeployment `json:"rollingUpdate,omitempty"`
-}
-
-// RollingUpdateDeployment bounds a rolling update; see ResolveSurge.
-type RollingUpdateDeployment struct {
-	MaxUnavailable *IntOrString `json:"maxUnavailable,omitempty"`
-	MaxSurge       *IntOrString `json:"maxSurge,omitempty"`
-}
-
-// DeploymentStatus is the observed state of a deployment.
-type DeploymentStatus struct {
-	ObservedGeneration  int64                 `json:"observedGeneration,omitempty"`
-	Replicas            int32                 `json:"replicas,omitempty"`
-	UpdatedReplicas     int32                 `json:"updatedReplicas,omitempty"`
-	ReadyReplicas       int32                 `json:"readyReplicas,omitempty"`
-	AvailableReplicas   int32                 `json:"availableReplicas,omitempty"`
-	UnavailableReplicas int32                 `json:"unavailableReplicas,omitempty"`
-	Conditions          []DeploymentCondition `json:"conditions,omitempty"`
-	CollisionCount      *int32                `json:"collisionCount,omitempty"`
-	TerminatingReplicas *int32                `json:"terminatingReplicas,omitempty"`
-}
-
 // Deployment condition types.
 const (
 	DeploymentAvailable      = "Available"
 	DeploymentProgressing    = "Progressing"
 	DeploymentReplicaFailure = "ReplicaFailure"
 )
-
-// DeploymentCondition is one condition of a deployment.
-type DeploymentCondition struct {
-	Type               string          `json:"type"`
-	Status             ConditionStatus `json:"status"`
-	LastUpdateTime     Time            `json:"lastUpdateTime,omitempty"`
-	LastTransitionTime Time            `json:"lastTransitionTime,omitempty"`
-	Reason             string          `json:"reason,omitempty"`
-	Message            string          `json:"message,omitempty"`
-}
 
 // ReplicaSet is apps/v1 ReplicaSet.
 type ReplicaSet struct {
@@ -100,26 +62,6 @@ type ReplicaSetSpec struct {
 	Template        PodTemplateSpec `json:"template,omitempty"`
 }
 
-// ReplicaSetStatus is the observed state of a replica set.
-type ReplicaSetStatus struct {
-	Replicas             int32                 `json:"replicas"`
-	FullyLabeledReplicas int32                 `json:"fullyLabeledReplicas,omitempty"`
-	ReadyReplicas        int32                 `json:"readyReplicas,omitempty"`
-	AvailableReplicas    int32                 `json:"availableReplicas,omitempty"`
-	ObservedGeneration   int64                 `json:"observedGeneration,omitempty"`
-	Conditions           []ReplicaSetCondition `json:"conditions,omitempty"`
-	TerminatingReplicas  *int32                `json:"terminatingReplicas,omitempty"`
-}
-
-// ReplicaSetCondition is one condition of a replica set.
-type ReplicaSetCondition struct {
-	Type               string          `json:"type"`
-	Status             ConditionStatus `json:"status"`
-	LastTransitionTime Time            `json:"lastTransitionTime,omitempty"`
-	Reason             string          `json:"reason,omitempty"`
-	Message            string          `json:"message,omitempty"`
-}
-
 // Scale is autoscaling/v1 Scale, the body of the scale subresource of
 // deployments and replicasets.
 type Scale struct {
@@ -129,14 +71,21 @@ type Scale struct {
 	Status     ScaleStatus `json:"status,omitempty"`
 }
 
-// ScaleSpec is the desired replica count.
-type ScaleSpec struct {
-	Replicas int32 `json:"replicas,omitempty"`
-}
+// The parts of deployments, replica sets and scales are k8s.io/api's own
+// types, but for the specs that hold a pod template.
+type (
+	DeploymentStrategy      = appsv1.DeploymentStrategy
+	DeploymentStrategyType  = appsv1.DeploymentStrategyType
+	RollingUpdateDeployment = appsv1.RollingUpdateDeployment
+	DeploymentStatus        = appsv1.DeploymentStatus
+	DeploymentCondition     = appsv1.DeploymentCondition
+	ReplicaSetStatus        = appsv1.ReplicaSetStatus
+	ReplicaSetCondition     = appsv1.ReplicaSetCondition
+	ScaleSpec               = autoscalingv1.ScaleSpec
+	ScaleStatus             = autoscalingv1.ScaleStatus
+)
 
-// ScaleStatus is the observed replica count and the pod selector in query
-// syntax (see LabelSelector.String).
-type ScaleStatus struct {
-	Replicas int32  `json:"replicas"`
-	Selector string `json:"selector,omitempty"`
-}
+const (
+	RecreateDeploymentStrategyType      = appsv1.RecreateDeploymentStrategyType
+	RollingUpdateDeploymentStrategyType = appsv1.RollingUpdateDeploymentStrategyType
+)

@@ -41,7 +41,7 @@ func TestDefaultDeployment(t *testing.T) {
 	assert.Equal(t, PullAlways, ps.Containers[1].ImagePullPolicy)
 	assert.Equal(t, ProtocolTCP, ps.Containers[0].Ports[0].Protocol)
 	assert.Equal(t, "/dev/termination-log", ps.Containers[0].TerminationMessagePath)
-	assert.Equal(t, "File", ps.Containers[0].TerminationMessagePolicy)
+	assert.EqualValues(t, "File", ps.Containers[0].TerminationMessagePolicy)
 	require.NoError(t, Validate(d))
 
 	again := DeepCopy(d)
@@ -69,7 +69,7 @@ func TestDefaultOtherKinds(t *testing.T) {
 	}}}
 	Default(s)
 	assert.Equal(t, ServiceTypeClusterIP, s.Spec.Type)
-	assert.Equal(t, "None", s.Spec.SessionAffinity)
+	assert.EqualValues(t, "None", s.Spec.SessionAffinity)
 	assert.Equal(t, ProtocolTCP, s.Spec.Ports[0].Protocol)
 	assert.Equal(t, FromInt32(80), s.Spec.Ports[0].TargetPort)
 	assert.Equal(t, FromString("metrics"), s.Spec.Ports[1].TargetPort)
@@ -90,14 +90,14 @@ func TestDefaultOtherKinds(t *testing.T) {
 
 	ns := &Namespace{ObjectMeta: ObjectMeta{Name: "prod"}}
 	Default(ns)
-	assert.Equal(t, NamespaceActive, ns.Status.Phase)
+	assert.EqualValues(t, NamespaceActive, ns.Status.Phase)
 
 	p := &Pod{Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
-		LivenessProbe: &Probe{HTTPGet: &HTTPGetAction{Port: FromInt32(8080)}}}}}}
+		LivenessProbe: &Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &HTTPGetAction{Port: FromInt32(8080)}}}}}}}
 	Default(p)
 	pr := p.Spec.Containers[0].LivenessProbe
 	assert.Equal(t, "/", pr.HTTPGet.Path)
-	assert.Equal(t, "HTTP", pr.HTTPGet.Scheme)
+	assert.EqualValues(t, "HTTP", pr.HTTPGet.Scheme)
 	assert.Equal(t, [4]int32{1, 10, 1, 3}, [4]int32{pr.TimeoutSeconds, pr.PeriodSeconds, pr.SuccessThreshold, pr.FailureThreshold})
 
 	ep := &Endpoints{Subsets: []EndpointSubset{{Ports: []EndpointPort{{Port: 80}}}}}
@@ -128,7 +128,7 @@ func TestDefaultPullPolicy(t *testing.T) {
 // upstream's declarative default fills it.
 func TestDefaultGRPCProbeService(t *testing.T) {
 	p := &Pod{ObjectMeta: ObjectMeta{Name: "p"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "x:1",
-		LivenessProbe: &Probe{GRPC: &corev1.GRPCAction{Port: 9090}}}}}}
+		LivenessProbe: &Probe{ProbeHandler: corev1.ProbeHandler{GRPC: &corev1.GRPCAction{Port: 9090}}}}}}}
 	Default(p)
 	require.NotNil(t, p.Spec.Containers[0].LivenessProbe.GRPC.Service)
 	assert.Equal(t, "", *p.Spec.Containers[0].LivenessProbe.GRPC.Service)

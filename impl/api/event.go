@@ -1,5 +1,7 @@
 package api
 
+import corev1 "k8s.io/api/core/v1"
+
 // Event is core/v1 Event: a report of something a component did to an
 // object, as kubectl describe and kubectl get events show them.
 type Event struct {
@@ -14,7 +16,7 @@ type Event struct {
 	Count          int32           `json:"count,omitempty"`
 	// Type is Normal or Warning.
 	Type                string           `json:"type,omitempty"`
-	EventTime           *MicroTime       `json:"eventTime,omitempty"`
+	EventTime           MicroTime        `json:"eventTime,omitempty"`
 	Series              *EventSeries     `json:"series,omitempty"`
 	Action              string           `json:"action,omitempty"`
 	Related             *ObjectReference `json:"related,omitempty"`
@@ -22,17 +24,11 @@ type Event struct {
 	ReportingInstance   string           `json:"reportingInstance"`
 }
 
-// EventSeries is how an event that happens again is counted.
-type EventSeries struct {
-	Count            int32     `json:"count,omitempty"`
-	LastObservedTime MicroTime `json:"lastObservedTime,omitempty"`
-}
-
-// EventSource names the component (and host) that reported an Event.
-type EventSource struct {
-	Component string `json:"component,omitempty"`
-	Host      string `json:"host,omitempty"`
-}
+// An Event's parts are k8s.io/api's own types.
+type (
+	EventSeries = corev1.EventSeries
+	EventSource = corev1.EventSource
+)
 
 // EventList is core/v1 EventList.
 type EventList struct {

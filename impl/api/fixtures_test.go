@@ -1,6 +1,9 @@
 package api
 
-import "k8s.io/apimachinery/pkg/api/resource"
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // Valid, defaulted objects that tests break one field at a time.
 
@@ -35,7 +38,7 @@ func validPod() *Pod {
 				Requests: ResourceList{"cpu": resource.MustParse("100m"), "memory": resource.MustParse("64Mi")},
 				Limits:   ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("128Mi")},
 			},
-			ReadinessProbe: &Probe{HTTPGet: &HTTPGetAction{Port: FromInt32(80)}},
+			ReadinessProbe: &Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &HTTPGetAction{Port: FromInt32(80)}}},
 		}}},
 	}
 	Default(p)

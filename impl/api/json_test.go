@@ -67,7 +67,7 @@ func TestSampleFieldsLandInTypedFields(t *testing.T) {
 	cs := p.Status.ContainerStatuses[0]
 	require.NotNil(t, cs.State.Running)
 	assert.Equal(t, time.Date(2024, 5, 1, 10, 0, 5, 0, time.UTC), cs.State.Running.StartedAt.UTC())
-	assert.Equal(t, int32(137), cs.LastState.Terminated.ExitCode)
+	assert.Equal(t, int32(137), cs.LastTerminationState.Terminated.ExitCode)
 	assert.Equal(t, FromInt32(80), p.Spec.Containers[0].ReadinessProbe.HTTPGet.Port)
 	assert.True(t, *p.OwnerReferences[0].Controller)
 	assert.Equal(t, "10.244.1.7", p.Status.PodIPs[0].IP)

@@ -1,6 +1,10 @@
 package api
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // TypeMeta names the schema of a serialized object.
 type TypeMeta struct {
@@ -131,21 +135,13 @@ type WatchEvent struct {
 }
 
 // ConditionStatus is the status of a condition.
-type ConditionStatus string
+type ConditionStatus = corev1.ConditionStatus
 
 const (
-	ConditionTrue    ConditionStatus = "True"
-	ConditionFalse   ConditionStatus = "False"
-	ConditionUnknown ConditionStatus = "Unknown"
+	ConditionTrue    = corev1.ConditionTrue
+	ConditionFalse   = corev1.ConditionFalse
+	ConditionUnknown = corev1.ConditionUnknown
 )
 
 // ObjectReference names another object, as Endpoints and Binding do.
-type ObjectReference struct {
-	Kind            string `json:"kind,omitempty"`
-	Namespace       string `json:"namespace,omitempty"`
-	Name            string `json:"name,omitempty"`
-	UID             string `json:"uid,omitempty"`
-	APIVersion      string `json:"apiVersion,omitempty"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	FieldPath       string `json:"fieldPath,omitempty"`
-}
+type ObjectReference = corev1.ObjectReference

@@ -322,9 +322,10 @@ var standardFinalizers = map[string]bool{"kubernetes": true, "orphan": true, "fo
 // validateNamespaceFinalizers checks spec.finalizers as upstream's
 // validateFinalizerName: a qualified name, and one without a "/" must be
 // a standard one.
-func validateNamespaceFinalizers(e *errs, fs []string) {
+func validateNamespaceFinalizers(e *errs, fs []corev1.FinalizerName) {
 	p := fieldPath("spec").child("finalizers")
-	for i, f := range fs {
+	for i, name := range fs {
+		f := string(name)
 		e.addList(apivalidation.ValidateFinalizerName(f, p.index(i).path()))
 		if !strings.Contains(f, "/") && !standardFinalizers[f] {
 			e.invalid(p.index(i), f, "name is neither a standard finalizer name nor is it fully qualified")

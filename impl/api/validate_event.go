@@ -27,7 +27,7 @@ const eventNamespaceSystem = "kube-system"
 // eventTime) must only agree with its object on the namespace.
 func validateEvent(e *errs, ev *Event) {
 	ns, objNS := ev.Namespace, ev.InvolvedObject.Namespace
-	isNew := ev.EventTime != nil && !ev.EventTime.IsZero()
+	isNew := !ev.EventTime.IsZero()
 	switch {
 	case objNS != "":
 		if ns != objNS {

@@ -25,7 +25,7 @@ func validEvent() *Event {
 func validNewEvent() *Event {
 	e := validEvent()
 	at := NewMicroTime(time.Unix(100, 0))
-	e.EventTime, e.Source, e.Count = &at, EventSource{}, 0
+	e.EventTime, e.Source, e.Count = at, EventSource{}, 0
 	e.FirstTimestamp, e.LastTimestamp = Time{}, Time{}
 	e.Action, e.ReportingController, e.ReportingInstance = "Binding", "default-scheduler", "default-scheduler-node-1"
 	return e

@@ -150,7 +150,7 @@ func TestEventsV1FromProtobuf(t *testing.T) {
 	e.must(201, "POST", evV1Path, buf.String(), "Content-Type: "+protobufType)
 	var core api.Event
 	e.must(200, "GET", evCorePath+"/web.1", "").into(t, &core)
-	if core.Message != "scaled to 3" || core.InvolvedObject.Kind != "Deployment" || core.EventTime == nil {
+	if core.Message != "scaled to 3" || core.InvolvedObject.Kind != "Deployment" || core.EventTime.IsZero() {
 		t.Fatalf("read back %+v", core)
 	}
 }

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"net/http"
 	"slices"
 	"testing"
@@ -17,7 +18,7 @@ func TestFinalizeSubresource(t *testing.T) {
 	e := newEnv(t)
 	var ns api.Namespace
 	e.must(http.StatusCreated, "POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}`).into(t, &ns)
-	if !slices.Equal(ns.Spec.Finalizers, []string{"kubernetes"}) {
+	if !slices.Equal(ns.Spec.Finalizers, []corev1.FinalizerName{"kubernetes"}) {
 		t.Fatalf("created namespace: spec.finalizers %q, want [kubernetes]", ns.Spec.Finalizers)
 	}
 	for _, method := range []string{"GET", "PATCH", "DELETE", "POST"} {
@@ -55,7 +56,7 @@ func TestClientFinalizesANamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 		ns := marked.(*api.Namespace)
-		if ns.DeletionTimestamp == nil || !slices.Equal(ns.Spec.Finalizers, []string{"kubernetes"}) {
+		if ns.DeletionTimestamp == nil || !slices.Equal(ns.Spec.Finalizers, []corev1.FinalizerName{"kubernetes"}) {
 			t.Fatalf("%s: deleted namespace %+v, want it marked and held", name, ns)
 		}
 		ns.Spec.Finalizers = nil

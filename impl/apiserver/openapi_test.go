@@ -265,7 +265,7 @@ func TestOpenAPISchemaRoundTrip(t *testing.T) {
 	at := api.NewMicroTime(time.Unix(7, 0))
 	event := &api.Event{ObjectMeta: api.ObjectMeta{Name: "p.1", Namespace: "default"},
 		InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u", FieldPath: "spec.containers{c}"},
-		Reason:         "Pulled", Message: "pulled", Type: api.EventTypeNormal, Count: 2, EventTime: &at,
+		Reason:         "Pulled", Message: "pulled", Type: api.EventTypeNormal, Count: 2, EventTime: at,
 		Source: api.EventSource{Component: "kubelet", Host: "n"}, FirstTimestamp: api.Unix(5), LastTimestamp: api.Unix(6),
 		Action: "Pull", ReportingController: "kubelet", ReportingInstance: "n"}
 	for _, c := range []struct {

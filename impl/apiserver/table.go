@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"net/http"
 	"strconv"
 	"strings"
@@ -231,7 +232,7 @@ func containersImages(cs []api.Container) (string, string) {
 
 // nodeAddress is the node's first address of type t, as kubectl's wide
 // node columns show it.
-func nodeAddress(n *api.Node, t string) string {
+func nodeAddress(n *api.Node, t corev1.NodeAddressType) string {
 	for _, a := range n.Status.Addresses {
 		if a.Type == t {
 			return a.Address
@@ -313,7 +314,7 @@ var eventColumns = []tableColumn{col("Last Seen", "string", 0), col("Type", "str
 // rather than "<unknown>".
 func eventCells(e *api.Event) []any {
 	first := e.FirstTimestamp
-	if first.IsZero() && e.EventTime != nil {
+	if first.IsZero() && !e.EventTime.IsZero() {
 		first = api.Time{Time: e.EventTime.Time}
 	}
 	if first.IsZero() {

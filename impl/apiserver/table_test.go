@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net/url"
 	"strings"
 	"testing"
@@ -130,7 +131,7 @@ func TestEventTable(t *testing.T) {
 		"metadata":       map[string]any{"name": "web-0.2"},
 		"involvedObject": map[string]any{"kind": "Pod", "namespace": "default", "name": "web-0"},
 		"reason":         "Scheduled", "message": "Successfully assigned default/web-0 to node-1", "type": "Normal",
-		"eventTime": ago(10 * time.Minute), "action": "Binding",
+		"eventTime": time.Now().Add(-10 * time.Minute).UTC().Format(metav1.RFC3339Micro), "action": "Binding",
 		"reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-1",
 	}))
 	e.must(201, "POST", eventPath, eventJSON(t, map[string]any{
@@ -204,7 +205,7 @@ func TestEventCellRules(t *testing.T) {
 		t.Fatalf("cells %q", cells)
 	}
 	mt := api.NewMicroTime(at.Time)
-	ev.EventTime = &mt
+	ev.EventTime = mt
 	ev.ReportingController = "c"
 	if cells = eventCells(ev); cells[0] != "30m" || cells[7] != "30m" || cells[5] != "c" {
 		t.Fatalf("eventTime cells %q", cells)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -115,7 +116,7 @@ func lastSeen(ev *api.Event) time.Time {
 	if !ev.LastTimestamp.IsZero() {
 		return ev.LastTimestamp.Time
 	}
-	if ev.EventTime != nil {
+	if !ev.EventTime.IsZero() {
 		return ev.EventTime.Time
 	}
 	return ev.CreationTimestamp.Time
@@ -246,7 +247,7 @@ func (e *eventRecorder) emit(involved api.ObjectReference, typ, reason, message,
 	if host != "" {
 		ev.ReportingInstance = component + "-" + host
 	}
-	if ev = e.fold(ev, involved.UID+"\x00"+reason+"\x00"+message); ev == nil {
+	if ev = e.fold(ev, string(involved.UID)+"\x00"+reason+"\x00"+message); ev == nil {
 		return
 	}
 	select {
@@ -279,7 +280,7 @@ func (e *eventRecorder) fold(ev *api.Event, key string) *api.Event {
 func referenceTo(o api.Object) api.ObjectReference {
 	m, tm := o.GetObjectMeta(), o.GetTypeMeta()
 	return api.ObjectReference{Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
-		UID: m.UID, ResourceVersion: m.ResourceVersion}
+		UID: types.UID(m.UID), ResourceVersion: m.ResourceVersion}
 }
 
 // ownerOf references o's controller (or nothing).
@@ -287,7 +288,7 @@ func ownerOf(o api.Object) api.ObjectReference {
 	m := o.GetObjectMeta()
 	for _, ow := range m.OwnerReferences {
 		if ow.Controller != nil && *ow.Controller {
-			return api.ObjectReference{Kind: ow.Kind, APIVersion: ow.APIVersion, Namespace: m.Namespace, Name: ow.Name, UID: ow.UID}
+			return api.ObjectReference{Kind: ow.Kind, APIVersion: ow.APIVersion, Namespace: m.Namespace, Name: ow.Name, UID: types.UID(ow.UID)}
 		}
 	}
 	return api.ObjectReference{}

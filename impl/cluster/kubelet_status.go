@@ -1,6 +1,9 @@
 package cluster
 
-import "github.com/converge-dev/converge/impl/api"
+import (
+	"github.com/converge-dev/converge/impl/api"
+	corev1 "k8s.io/api/core/v1"
+)
 
 // kubeletStatus adds to a pod status a kubelet writes what a real kubelet
 // reports beside the model's fields, so that kubectl describe reads as it
@@ -13,7 +16,7 @@ func kubeletStatus(p *api.Pod, now api.Time) {
 	if s.StartTime == nil {
 		s.StartTime = &now
 	}
-	for _, typ := range []string{"PodReadyToStartContainers", "Initialized"} {
+	for _, typ := range []corev1.PodConditionType{"PodReadyToStartContainers", "Initialized"} {
 		if !hasPodCondition(s, typ) {
 			s.Conditions = append(s.Conditions, api.PodCondition{Type: typ, Status: api.ConditionTrue})
 		}
@@ -30,7 +33,7 @@ func kubeletStatus(p *api.Pod, now api.Time) {
 	}
 }
 
-func hasPodCondition(s *api.PodStatus, typ string) bool {
+func hasPodCondition(s *api.PodStatus, typ corev1.PodConditionType) bool {
 	for _, c := range s.Conditions {
 		if c.Type == typ {
 			return true

@@ -24,7 +24,7 @@ func TestKubeletStatusFillsTimesAndConditions(t *testing.T) {
 		t.Fatalf("conditions %+v", s.Conditions)
 	}
 	for _, c := range s.Conditions {
-		if at, ok := want[c.Type]; !ok || !c.LastTransitionTime.Equal(&at) || c.Status != api.ConditionTrue {
+		if at, ok := want[string(c.Type)]; !ok || !c.LastTransitionTime.Equal(&at) || c.Status != api.ConditionTrue {
 			t.Errorf("condition %+v", c)
 		}
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -135,7 +136,7 @@ func TestReadinessProbe(t *testing.T) {
 	pod := func(probePort api.IntOrString) *api.Pod {
 		return &api.Pod{Spec: api.PodSpec{Containers: []api.Container{{Name: "app",
 			Ports:          []api.ContainerPort{{Name: "http", ContainerPort: int32(port)}},
-			ReadinessProbe: &api.Probe{HTTPGet: &api.HTTPGetAction{Path: "/healthz", Port: probePort}}}}}}
+			ReadinessProbe: &api.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/healthz", Port: probePort}}}}}}}
 	}
 	w := &writer{ctx: context.Background()}
 	if !w.probe(pod(api.FromInt32(int32(port))), host) || !w.probe(pod(api.FromString("http")), host) {

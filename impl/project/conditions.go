@@ -3,6 +3,7 @@ package project
 import (
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // Upstream's reasons and messages for a Deployment's conditions.
@@ -40,7 +41,7 @@ func setDeploymentConditions(st *api.DeploymentStatus, o *model.Deployment) {
 	}
 }
 
-func setDeploymentCondition(st *api.DeploymentStatus, typ string, status api.ConditionStatus, reason, message string) {
+func setDeploymentCondition(st *api.DeploymentStatus, typ appsv1.DeploymentConditionType, status api.ConditionStatus, reason, message string) {
 	for i := range st.Conditions {
 		if c := &st.Conditions[i]; c.Type == typ {
 			if c.Status != status || c.Reason != reason { // else keep its message

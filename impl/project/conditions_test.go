@@ -18,7 +18,7 @@ func TestDeploymentConditionsFollowTheCounts(t *testing.T) {
 		setDeploymentConditions(&st, d)
 		out := map[string]string{}
 		for _, c := range st.Conditions {
-			out[c.Type] = string(c.Status) + "/" + c.Reason
+			out[string(c.Type)] = string(c.Status) + "/" + c.Reason
 		}
 		return out
 	}

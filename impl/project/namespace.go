@@ -1,6 +1,7 @@
 package project
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -27,6 +28,6 @@ func applyNamespace(n *api.Namespace, o *model.Namespace) {
 	case o.Finalize && !has:
 		n.Spec.Finalizers = append(slices.Clone(n.Spec.Finalizers), model.FinalizerKubernetes)
 	case !o.Finalize && has:
-		n.Spec.Finalizers = slices.DeleteFunc(slices.Clone(n.Spec.Finalizers), func(f string) bool { return f == model.FinalizerKubernetes })
+		n.Spec.Finalizers = slices.DeleteFunc(slices.Clone(n.Spec.Finalizers), func(f corev1.FinalizerName) bool { return f == model.FinalizerKubernetes })
 	}
 }

@@ -163,7 +163,7 @@ func podReady(s *api.PodStatus) bool {
 // setPodCondition sets a condition's status. The transition time is not
 // known without a clock, so a changed condition carries none rather than a
 // stale one.
-func setPodCondition(s *api.PodStatus, typ string, ok bool) {
+func setPodCondition(s *api.PodStatus, typ corev1.PodConditionType, ok bool) {
 	status := api.ConditionFalse
 	if ok {
 		status = api.ConditionTrue

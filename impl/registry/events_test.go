@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"k8s.io/apimachinery/pkg/types"
 	"slices"
 	"testing"
 
@@ -15,7 +16,7 @@ func event(name, kind, objNS, objName, uid, reason, typ string) *api.Event {
 	}
 	return &api.Event{
 		ObjectMeta:     api.ObjectMeta{Name: name, Namespace: ns},
-		InvolvedObject: api.ObjectReference{Kind: kind, Namespace: objNS, Name: objName, UID: uid, APIVersion: "v1"},
+		InvolvedObject: api.ObjectReference{Kind: kind, Namespace: objNS, Name: objName, UID: types.UID(uid), APIVersion: "v1"},
 		Reason:         reason, Message: reason + " " + objName, Type: typ, Count: 1,
 		Source: api.EventSource{Component: "kubelet", Host: "n1"},
 	}

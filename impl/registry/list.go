@@ -285,13 +285,13 @@ var selectableFields = map[string]map[string]fieldGetter{
 		"spec.unschedulable": fieldOf(func(n *api.Node) string { return strconv.FormatBool(n.Spec.Unschedulable) }),
 	},
 	"namespaces": {
-		"status.phase": fieldOf(func(n *api.Namespace) string { return n.Status.Phase }),
+		"status.phase": fieldOf(func(n *api.Namespace) string { return string(n.Status.Phase) }),
 	},
 	"events": {
 		"involvedObject.kind":            fieldOf(func(e *api.Event) string { return e.InvolvedObject.Kind }),
 		"involvedObject.namespace":       fieldOf(func(e *api.Event) string { return e.InvolvedObject.Namespace }),
 		"involvedObject.name":            fieldOf(func(e *api.Event) string { return e.InvolvedObject.Name }),
-		"involvedObject.uid":             fieldOf(func(e *api.Event) string { return e.InvolvedObject.UID }),
+		"involvedObject.uid":             fieldOf(func(e *api.Event) string { return string(e.InvolvedObject.UID) }),
 		"involvedObject.apiVersion":      fieldOf(func(e *api.Event) string { return e.InvolvedObject.APIVersion }),
 		"involvedObject.resourceVersion": fieldOf(func(e *api.Event) string { return e.InvolvedObject.ResourceVersion }),
 		"involvedObject.fieldPath":       fieldOf(func(e *api.Event) string { return e.InvolvedObject.FieldPath }),

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
 	"testing"
@@ -36,21 +37,21 @@ func getNamespace(t *testing.T, ctx context.Context, r *registry.Registry, name 
 func TestANamespaceIsCreatedWithTheKubernetesFinalizer(t *testing.T) {
 	r, ctx := newRegistry(t)
 	ns := namespace("dev")
-	ns.Spec.Finalizers = []string{"example.com/cleanup"}
+	ns.Spec.Finalizers = []corev1.FinalizerName{"example.com/cleanup"}
 	ns.Status.Phase = api.NamespaceTerminating
 	out, err := r.Create(ctx, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := out.(*api.Namespace)
-	if want := []string{"example.com/cleanup", "kubernetes"}; !slices.Equal(got.Spec.Finalizers, want) || got.Status.Phase != api.NamespaceActive {
+	if want := []corev1.FinalizerName{"example.com/cleanup", "kubernetes"}; !slices.Equal(got.Spec.Finalizers, want) || got.Status.Phase != api.NamespaceActive {
 		t.Fatalf("created namespace: finalizers %q phase %q, want %q Active", got.Spec.Finalizers, got.Status.Phase, want)
 	}
-	if got := mustCreate(t, ctx, r, namespace("plain")); !slices.Equal(got.Spec.Finalizers, []string{"kubernetes"}) {
+	if got := mustCreate(t, ctx, r, namespace("plain")); !slices.Equal(got.Spec.Finalizers, []corev1.FinalizerName{"kubernetes"}) {
 		t.Fatalf("created namespace: finalizers %q, want [kubernetes]", got.Spec.Finalizers)
 	}
 	bad := namespace("bad")
-	bad.Spec.Finalizers = []string{"cleanup"}
+	bad.Spec.Finalizers = []corev1.FinalizerName{"cleanup"}
 	_, err = r.Create(ctx, bad)
 	wantReason(t, err, api.StatusReasonInvalid, 422)
 	if !strings.Contains(err.Error(), "spec.finalizers[0]") || !strings.Contains(err.Error(), "neither a standard finalizer name nor is it fully qualified") {
@@ -139,17 +140,17 @@ func TestFinalizingATerminatingNamespaceRemovesIt(t *testing.T) {
 	if _, err := r.Update(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	if ns = getNamespace(t, ctx, r, "dev"); !slices.Equal(ns.Spec.Finalizers, []string{"kubernetes"}) {
+	if ns = getNamespace(t, ctx, r, "dev"); !slices.Equal(ns.Spec.Finalizers, []corev1.FinalizerName{"kubernetes"}) {
 		t.Fatalf("a plain update changed spec.finalizers to %q", ns.Spec.Finalizers)
 	}
 
-	ns.Spec.Finalizers = []string{"example.com/cleanup"}
+	ns.Spec.Finalizers = []corev1.FinalizerName{"example.com/cleanup"}
 	ns.Status.Phase = api.NamespaceActive
 	out, err := r.FinalizeNamespace(ctx, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.(*api.Namespace); !slices.Equal(got.Spec.Finalizers, []string{"example.com/cleanup"}) || got.Status.Phase != api.NamespaceTerminating {
+	if got := out.(*api.Namespace); !slices.Equal(got.Spec.Finalizers, []corev1.FinalizerName{"example.com/cleanup"}) || got.Status.Phase != api.NamespaceTerminating {
 		t.Fatalf("finalized namespace: finalizers %q phase %q, want [example.com/cleanup] Terminating", got.Spec.Finalizers, got.Status.Phase)
 	}
 	getNamespace(t, ctx, r, "dev")

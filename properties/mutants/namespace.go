@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -60,7 +61,7 @@ func (n *apiNamespaceController) Reconcile(ctx context.Context, req controller.R
 		return controller.Result{}, ignoreNotFound(err)
 	}
 	fin := live.(*api.Namespace)
-	fin.Spec.Finalizers = slices.DeleteFunc(slices.Clone(fin.Spec.Finalizers), func(f string) bool { return f == model.FinalizerKubernetes })
+	fin.Spec.Finalizers = slices.DeleteFunc(slices.Clone(fin.Spec.Finalizers), func(f corev1.FinalizerName) bool { return f == model.FinalizerKubernetes })
 	_, err = n.client.FinalizeNamespace(ctx, fin)
 	return controller.Result{}, ignoreNotFound(err)
 }
