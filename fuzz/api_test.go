@@ -143,7 +143,7 @@ func (c *controllers) settle(tb testing.TB) {
 			tb.Fatal(err)
 		}
 		for _, o := range l.GetItems() {
-			c.known[o.GetObjectMeta().Name] = true
+			c.known[api.Meta(o).Name] = true
 		}
 		for name := range c.known {
 			// An error is the loop's to retry (RunCRDs starts over): here
@@ -179,14 +179,14 @@ func (c *controllers) restoreWidgets(tb testing.TB) {
 	case api.IsNotFound(err):
 	case err != nil:
 		tb.Fatal(err)
-	case obj.GetObjectMeta().DeletionTimestamp == nil:
+	case api.Meta(obj).DeletionTimestamp == nil:
 		return
 	default:
 		for range 10 {
 			if l, err := c.reg.List(ctx, "widgets", "", registry.ListOptions{}); err == nil {
 				for _, o := range l.GetItems() {
-					if len(o.GetObjectMeta().Finalizers) > 0 {
-						o.GetObjectMeta().Finalizers = nil
+					if len(api.Meta(o).Finalizers) > 0 {
+						api.Meta(o).Finalizers = nil
 						_, _ = c.reg.Update(ctx, o) // a conflict is tried again
 					}
 				}
@@ -195,8 +195,8 @@ func (c *controllers) restoreWidgets(tb testing.TB) {
 			if api.IsNotFound(err) {
 				break
 			}
-			if err == nil && len(crd.GetObjectMeta().Finalizers) > 1 {
-				crd.GetObjectMeta().Finalizers = []string{registry.CRDCleanupFinalizer}
+			if err == nil && len(api.Meta(crd).Finalizers) > 1 {
+				api.Meta(crd).Finalizers = []string{registry.CRDCleanupFinalizer}
 				_, _ = c.reg.Update(ctx, crd)
 			}
 			c.settle(tb)

@@ -82,7 +82,7 @@ func manifestActions(path string) ([]model.Action, error) {
 			}
 			out = append(out, model.Action{Op: model.OpApplyService, Key: model.RefTo(model.KindService, model.Key(x.Namespace, x.Name)).Key(), App: x.Spec.Selector["app"], N: int(x.Spec.Ports[0].Port)})
 		default:
-			return nil, usageError("%s: the demo applies Deployments and Services, not %s", path, o.GetTypeMeta().Kind)
+			return nil, usageError("%s: the demo applies Deployments and Services, not %s", path, api.TypeOf(o).Kind)
 		}
 	}
 	return out, nil

@@ -49,7 +49,7 @@ func (m *machines) podLogs(reg *registry.Registry) apiserver.PodLogs {
 		}
 		var runs []container.ContainerStatus // the pod's container's instances, oldest first
 		for _, st := range all {
-			if st.PodUID == pod.UID {
+			if st.PodUID == string(pod.UID) {
 				runs = append(runs, st)
 			}
 		}

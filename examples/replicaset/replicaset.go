@@ -75,7 +75,7 @@ func (r *ReplicaSets) Reconcile(ctx context.Context, req controller.Request) (co
 			if err != nil {
 				return controller.Result{}, err
 			}
-			wrote[p.GetObjectMeta().Name] = RevOf(p)
+			wrote[api.Meta(p).Name] = RevOf(p)
 		}
 	case diff < 0:
 		for _, p := range DeletionOrder(pods)[:-diff] {
@@ -121,7 +121,7 @@ func ActivePods(pods *controller.Cache, rs *api.ReplicaSet) []*api.Pod {
 	var out []*api.Pod
 	for _, o := range pods.List() {
 		p := o.(*api.Pod)
-		if p.DeletionTimestamp == nil && ControlledBy(p.OwnerReferences, rs.UID) {
+		if p.DeletionTimestamp == nil && ControlledBy(p.OwnerReferences, string(rs.UID)) {
 			out = append(out, p)
 		}
 	}
@@ -132,7 +132,7 @@ func ActivePods(pods *controller.Cache, rs *api.ReplicaSet) []*api.Pod {
 func ControlledBy(refs []api.OwnerReference, uid string) bool {
 	for _, ref := range refs {
 		if ref.Controller != nil && *ref.Controller {
-			return ref.UID == uid
+			return string(ref.UID) == uid
 		}
 	}
 	return false
@@ -205,7 +205,7 @@ func Ready(p *api.Pod) bool {
 
 // Precondition deletes obj only in the state it was seen in.
 func Precondition(obj api.Object) api.DeleteOptions {
-	rv := obj.GetObjectMeta().ResourceVersion
+	rv := api.Meta(obj).ResourceVersion
 	return api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &rv}}
 }
 
@@ -230,6 +230,6 @@ func WriteStatus(ctx context.Context, c client.Client, rs *api.ReplicaSet, pods 
 
 // RevOf is an object's resourceVersion as a number (0 if unset).
 func RevOf(obj api.Object) int64 {
-	rv, _ := strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
+	rv, _ := strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
 	return rv
 }

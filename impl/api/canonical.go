@@ -3,6 +3,8 @@ package api
 import (
 	"reflect"
 	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Canonicalize makes obj what a JSON round trip of it gives, in place:
@@ -35,6 +37,10 @@ func canonical(p *rtPlan, v reflect.Value) bool {
 		// nil is written null, which comes back as the bytes null.
 		raw := v.Bytes()
 		return raw != nil && rawAsIs(raw)
+	case rtFieldsV1:
+		// Empty is written null, which leaves a decoded FieldsV1 unset.
+		raw := v.Addr().Interface().(*metav1.FieldsV1).GetRawBytes()
+		return len(raw) > 0 && rawAsIs(raw)
 	case rtTime:
 		tm := v.Addr().Interface().(*Time)
 		if !tm.IsZero() && !inFormatRange(tm.UTC().Year()) {
@@ -118,6 +124,12 @@ func canonical(p *rtPlan, v reflect.Value) bool {
 	case rtStruct:
 		for _, f := range p.fields {
 			sf := v.Field(f.index)
+			if f.omitZero && isZeroTime(sf) {
+				if !sf.IsZero() {
+					sf.SetZero() // left out, so it comes back zero
+				}
+				continue
+			}
 			if f.omitEmpty && isEmptyJSON(sf) {
 				if (sf.Kind() == reflect.Slice || sf.Kind() == reflect.Map) && !sf.IsNil() {
 					sf.SetZero() // left out, so it comes back nil

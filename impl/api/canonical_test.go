@@ -1,13 +1,13 @@
 package api
 
 import (
-	"encoding/json"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 )
 
@@ -62,9 +62,9 @@ func TestCanonicalizeTakesConvergesObjects(t *testing.T) {
 
 	bad := &Pod{ObjectMeta: ObjectMeta{Name: "bad\xff"}}
 	require.False(t, Canonicalize(bad), "invalid UTF-8 is replaced by the encoding")
-	bad = &Pod{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{{FieldsV1: json.RawMessage(`{ "f:x": {} }`)}}}}
+	bad = &Pod{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{{FieldsV1: &metav1.FieldsV1{Raw: []byte(`{ "f:x": {} }`)}}}}}
 	require.False(t, Canonicalize(bad), "raw JSON is compacted by the encoding")
-	ok := &Pod{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{{FieldsV1: json.RawMessage(`{"f:x":{}}`)}}}}
+	ok := &Pod{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{{FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:x":{}}`)}}}}}
 	require.True(t, Canonicalize(ok), "compact raw JSON is kept as it is")
 	require.False(t, Canonicalize((*Pod)(nil)))
 }

@@ -67,7 +67,7 @@ func Decode(resource string, data []byte) (obj Object, err error) {
 	if err != nil {
 		return nil, NewNotFound(GroupResource{Resource: resource}, "")
 	}
-	expected := *want.GetTypeMeta()
+	expected := *TypeOf(want)
 	if decodeFast(data, want, expected) {
 		return want, nil
 	}
@@ -122,7 +122,7 @@ func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
 	if err := decodeStrict(m, docs[0].json, want); err != nil {
 		return nil, NewBadRequest(err.Error())
 	}
-	*want.GetTypeMeta() = expected
+	*TypeOf(want) = expected
 	return want, nil
 }
 

@@ -56,7 +56,7 @@ func TestDecodeManifestsMultiDocYAML(t *testing.T) {
 	assert.Equal(t, resource.MustParse("1"), d.Spec.Template.Spec.Containers[0].Resources.Limits["cpu"])
 	s := objs[1].(*Service)
 	assert.Equal(t, FromString("http"), s.Spec.Ports[0].TargetPort)
-	assert.Equal(t, "prod", objs[2].GetObjectMeta().Name)
+	assert.Equal(t, "prod", Meta(objs[2]).Name)
 	for _, o := range objs {
 		Default(o)
 		assert.NoError(t, Validate(o))
@@ -69,7 +69,7 @@ func TestDecodeManifestsJSONAndLists(t *testing.T) {
 	objs, err := DecodeManifests([]byte(stream))
 	require.NoError(t, err)
 	require.Len(t, objs, 2)
-	assert.Equal(t, "b", objs[1].GetObjectMeta().Name)
+	assert.Equal(t, "b", Meta(objs[1]).Name)
 
 	list := `apiVersion: v1
 kind: List
@@ -96,7 +96,7 @@ items:
 	objs, err = DecodeManifests([]byte(typed))
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
-	assert.Equal(t, "Deployment", objs[0].GetTypeMeta().Kind)
+	assert.Equal(t, "Deployment", TypeOf(objs[0]).Kind)
 
 	objs, err = DecodeManifests([]byte("# nothing here\n---\n"))
 	require.NoError(t, err)
@@ -154,7 +154,7 @@ func TestDecodeManifestsErrorsNameTheDocument(t *testing.T) {
 func TestDecodeSingleBody(t *testing.T) {
 	obj, err := Decode("deployments", []byte(`{"metadata":{"name":"x"},"spec":{"replicas":2}}`))
 	require.NoError(t, err)
-	assert.Equal(t, TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}, *obj.GetTypeMeta(), "type fields filled in")
+	assert.Equal(t, TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}, *TypeOf(obj), "type fields filled in")
 
 	obj, err = Decode("deployments/scale", []byte(`{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"x"},"spec":{"replicas":5}}`))
 	require.NoError(t, err)

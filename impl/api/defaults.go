@@ -24,8 +24,8 @@ func Default(obj Object) {
 	if isNilObject(obj) {
 		return
 	}
-	if km, ok := metaOf(obj); ok && km.namespaced && obj.GetObjectMeta().Namespace == "" {
-		obj.GetObjectMeta().Namespace = DefaultNamespace
+	if km, ok := metaOf(obj); ok && km.namespaced && Meta(obj).Namespace == "" {
+		Meta(obj).Namespace = DefaultNamespace
 	}
 	switch o := obj.(type) {
 	case *Deployment:

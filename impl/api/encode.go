@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The encoder writes what json.Marshal writes for the API types, byte for
@@ -35,6 +37,7 @@ type encField struct {
 	offset    uintptr
 	key       string // `"name":`; "" for an embedded struct's fields
 	omitEmpty bool
+	omitZero  bool // a time
 	plan      *encPlan
 }
 
@@ -61,7 +64,7 @@ func fillEncPlan(t reflect.Type, p *encPlan, link func(reflect.Type) *encPlan) {
 			if f.name != "" {
 				key = string(appendString(nil, f.name)) + ":"
 			}
-			p.fields = append(p.fields, encField{offset: sf.Offset, key: key, omitEmpty: f.omitEmpty, plan: link(sf.Type)})
+			p.fields = append(p.fields, encField{offset: sf.Offset, key: key, omitEmpty: f.omitEmpty, omitZero: f.omitZero, plan: link(sf.Type)})
 		}
 	}
 }
@@ -121,6 +124,15 @@ func appendJSON(b []byte, p *encPlan, ptr unsafe.Pointer) ([]byte, bool) {
 		}
 		if !rawAsIs(raw) {
 			return b, false // encoding/json compacts and escapes it
+		}
+		return append(b, raw...), true
+	case rtFieldsV1:
+		raw := (*metav1.FieldsV1)(ptr).GetRawBytes()
+		if len(raw) == 0 {
+			return append(b, "null"...), true
+		}
+		if !rawAsIs(raw) {
+			return b, false
 		}
 		return append(b, raw...), true
 	case rtBytes:
@@ -238,7 +250,7 @@ func appendFields(b []byte, p *encPlan, ptr unsafe.Pointer, first bool) ([]byte,
 			}
 			continue
 		}
-		if f.omitEmpty && isEmpty(f.plan, fp) {
+		if f.omitEmpty && isEmpty(f.plan, fp) || f.omitZero && (*time.Time)(fp).IsZero() {
 			continue
 		}
 		if !first {

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 )
 
@@ -65,11 +66,11 @@ func TestMarshalWritesWhatEncodingJSONWrites(t *testing.T) {
 	_, ok := appendJSON(nil, encPlanOf(reflect.TypeOf(*p)), unsafe.Pointer(p))
 	require.True(t, ok, "a pod is encoded here")
 
-	p.ManagedFields = []ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: json.RawMessage(`{"f:x":{}}`)}}
+	p.ManagedFields = []ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:x":{}}`)}}}
 	_, ok = appendJSON(nil, encPlanOf(reflect.TypeOf(*p)), unsafe.Pointer(p))
 	require.True(t, ok, "compact managedFields are encoded here")
 
-	p.ManagedFields = []ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: json.RawMessage(`{ "f:x": {} }`)}}
+	p.ManagedFields = []ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{ "f:x": {} }`)}}}
 	_, ok = appendJSON(nil, encPlanOf(reflect.TypeOf(*p)), unsafe.Pointer(p))
 	require.False(t, ok)
 	got, err = Marshal(p)

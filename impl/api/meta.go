@@ -4,92 +4,49 @@ import (
 	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// TypeMeta names the schema of a serialized object.
-type TypeMeta struct {
-	Kind       string `json:"kind,omitempty"`
-	APIVersion string `json:"apiVersion,omitempty"`
-}
+// Metadata is apimachinery's own.
+type (
+	TypeMeta           = metav1.TypeMeta
+	ObjectMeta         = metav1.ObjectMeta
+	ListMeta           = metav1.ListMeta
+	OwnerReference     = metav1.OwnerReference
+	ManagedFieldsEntry = metav1.ManagedFieldsEntry
+)
 
-// GetTypeMeta lets generic code reach the type fields of any kind.
-func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
-
-// ObjectMeta is the metadata every persisted object carries.
-type ObjectMeta struct {
-	Name                       string               `json:"name,omitempty"`
-	GenerateName               string               `json:"generateName,omitempty"`
-	Namespace                  string               `json:"namespace,omitempty"`
-	UID                        string               `json:"uid,omitempty"`
-	ResourceVersion            string               `json:"resourceVersion,omitempty"`
-	Generation                 int64                `json:"generation,omitempty"`
-	CreationTimestamp          Time                 `json:"creationTimestamp,omitempty"`
-	DeletionTimestamp          *Time                `json:"deletionTimestamp,omitempty"`
-	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty"`
-	Labels                     map[string]string    `json:"labels,omitempty"`
-	Annotations                map[string]string    `json:"annotations,omitempty"`
-	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty"`
-	Finalizers                 []string             `json:"finalizers,omitempty"`
-	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty"`
-	// SelfLink is accepted from clients, as old manifests carry it, and
-	// never stored or served, as kube-apiserver has done since 1.20.
-	SelfLink string `json:"selfLink,omitempty"`
-}
-
-// GetObjectMeta lets generic code reach the metadata of any kind.
-func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
-
-// OwnerReference points from a dependent to its owner; the garbage
-// collector follows it.
-type OwnerReference struct {
-	APIVersion         string `json:"apiVersion"`
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	UID                string `json:"uid"`
-	Controller         *bool  `json:"controller,omitempty"`
-	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
-}
-
-// ManagedFieldsEntry records which manager owns which fields. FieldsV1 is
-// kept raw: converge stores it but never interprets it.
-type ManagedFieldsEntry struct {
-	Manager     string          `json:"manager,omitempty"`
-	Operation   string          `json:"operation,omitempty"`
-	APIVersion  string          `json:"apiVersion,omitempty"`
-	Time        *Time           `json:"time,omitempty"`
-	FieldsType  string          `json:"fieldsType,omitempty"`
-	FieldsV1    json.RawMessage `json:"fieldsV1,omitempty"`
-	Subresource string          `json:"subresource,omitempty"`
-}
-
-// ListMeta is the metadata of a list response.
-type ListMeta struct {
-	SelfLink           string `json:"selfLink,omitempty"`
-	ResourceVersion    string `json:"resourceVersion,omitempty"`
-	Continue           string `json:"continue,omitempty"`
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
-}
-
-// GetListMeta lets generic code reach the metadata of any list.
-func (m *ListMeta) GetListMeta() *ListMeta { return m }
-
-// Object is implemented by every kind a resource stores (pointer receivers),
-// so a store layer or an HTTP server can handle any kind.
+// Object is implemented by every kind a resource stores (pointer
+// receivers), as it is by k8s.io/api's kinds, so a store layer or an HTTP
+// server can handle any kind.
 type Object interface {
-	GetTypeMeta() *TypeMeta
-	GetObjectMeta() *ObjectMeta
+	GetObjectKind() schema.ObjectKind
+	GetObjectMeta() metav1.Object
+}
+
+// Meta is o's metadata, to read and write in place.
+func Meta(o Object) *ObjectMeta { return o.GetObjectMeta().(*ObjectMeta) }
+
+// TypeOf is the kind and apiVersion of o, an object or a list, to read
+// and write in place.
+func TypeOf(o interface{ GetObjectKind() schema.ObjectKind }) *TypeMeta {
+	return o.GetObjectKind().(*TypeMeta)
 }
 
 // ListObject is implemented by every list kind.
 type ListObject interface {
-	GetTypeMeta() *TypeMeta
-	GetListMeta() *ListMeta
+	GetObjectKind() schema.ObjectKind
+	GetListMeta() metav1.ListInterface
 	// GetItems returns pointers into the list's own slice: writes through
 	// them change the list.
 	GetItems() []Object
 	// SetItems replaces the items; it fails if an item has another kind.
 	SetItems(items []Object) error
 }
+
+// ListMetaOf is l's metadata, to read and write in place.
+func ListMetaOf(l ListObject) *ListMeta { return l.GetListMeta().(*ListMeta) }
 
 // DeletionPropagation says what happens to dependents when an owner goes.
 type DeletionPropagation string

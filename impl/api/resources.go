@@ -289,7 +289,7 @@ func New(resource string) (Object, error) {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownResource, resource)
 	}
 	o := e.newObj()
-	*o.GetTypeMeta() = TypeMeta{Kind: e.info.Kind, APIVersion: e.info.APIVersion()}
+	*TypeOf(o) = TypeMeta{Kind: e.info.Kind, APIVersion: e.info.APIVersion()}
 	return o, nil
 }
 
@@ -303,7 +303,7 @@ func NewList(resource string) (ListObject, error) {
 		return nil, fmt.Errorf("%w: %q has no list", ErrUnknownResource, resource)
 	}
 	l := e.newList()
-	*l.GetTypeMeta() = TypeMeta{Kind: e.info.ListKind, APIVersion: e.info.APIVersion()}
+	*TypeOf(l) = TypeMeta{Kind: e.info.ListKind, APIVersion: e.info.APIVersion()}
 	return l, nil
 }
 
@@ -329,7 +329,7 @@ func newSubresourceBody(resource, sub string) (Object, Subresource, error) {
 			return nil, Subresource{}, err
 		}
 	}
-	*o.GetTypeMeta() = TypeMeta{Kind: s.Kind, APIVersion: s.APIVersion()}
+	*TypeOf(o) = TypeMeta{Kind: s.Kind, APIVersion: s.APIVersion()}
 	return o, s, nil
 }
 

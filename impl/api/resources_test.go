@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestResourceTable(t *testing.T) {
@@ -45,19 +46,19 @@ func TestResourceTable(t *testing.T) {
 
 		obj, err := New(tc.resource)
 		require.NoError(t, err)
-		assert.Equal(t, TypeMeta{Kind: tc.kind, APIVersion: r.APIVersion()}, *obj.GetTypeMeta())
+		assert.Equal(t, TypeMeta{Kind: tc.kind, APIVersion: r.APIVersion()}, *TypeOf(obj))
 		back, ok := ResourceFor(obj)
 		require.True(t, ok)
 		assert.Equal(t, tc.resource, back.Resource)
 
 		list, err := NewList(tc.resource)
 		require.NoError(t, err)
-		assert.Equal(t, tc.listKind, list.GetTypeMeta().Kind)
+		assert.Equal(t, tc.listKind, TypeOf(list).Kind)
 		require.NoError(t, list.SetItems([]Object{obj}))
 		items := list.GetItems()
 		require.Len(t, items, 1)
-		items[0].GetObjectMeta().Name = "written-through"
-		assert.Equal(t, "written-through", list.GetItems()[0].GetObjectMeta().Name, "items alias the list")
+		Meta(items[0]).Name = "written-through"
+		assert.Equal(t, "written-through", Meta(list.GetItems()[0]).Name, "items alias the list")
 	}
 
 	scale, ok := mustLookup(t, "deployments").Subresource("scale")
@@ -127,7 +128,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	d := validDeployment()
 	ts := Unix(42)
 	d.DeletionTimestamp = &ts
-	d.ManagedFields = []ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: []byte(`{"f:spec":{}}`)}}
+	d.ManagedFields = []ManagedFieldsEntry{{Manager: "kubectl", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
 	cp := DeepCopy(d)
 	require.Equal(t, d, cp)
 
@@ -137,7 +138,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	cp.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 1
 	cp.Spec.Strategy.RollingUpdate.MaxSurge.StrVal = "1%"
 	cp.DeletionTimestamp.Time = cp.DeletionTimestamp.AddDate(1, 0, 0)
-	cp.ManagedFields[0].FieldsV1[0] = '['
+	cp.ManagedFields[0].FieldsV1.Raw[0] = '['
 
 	assert.Equal(t, "myapp", d.Labels["app"])
 	assert.Equal(t, "myapp", d.Spec.Selector.MatchLabels["app"])
@@ -145,13 +146,13 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	assert.Equal(t, int32(80), d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort)
 	assert.Equal(t, "25%", d.Spec.Strategy.RollingUpdate.MaxSurge.StrVal)
 	assert.Equal(t, int64(42), d.DeletionTimestamp.Unix())
-	assert.Equal(t, byte('{'), d.ManagedFields[0].FieldsV1[0])
+	assert.Equal(t, byte('{'), d.ManagedFields[0].FieldsV1.Raw[0])
 
 	// Through the interface, and for lists.
 	var obj Object = validPod()
 	objCopy := DeepCopy(obj)
-	objCopy.GetObjectMeta().Name = "other"
-	assert.Equal(t, "web-0", obj.GetObjectMeta().Name)
+	Meta(objCopy).Name = "other"
+	assert.Equal(t, "web-0", Meta(obj).Name)
 	list := &PodList{Items: []Pod{*validPod()}}
 	lc := DeepCopy(list)
 	lc.Items[0].Spec.Containers[0].Image = "changed"

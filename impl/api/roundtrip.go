@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The round-trip plans say, per type, what a JSON round trip does to its
@@ -25,6 +26,7 @@ var (
 	quantityType      = reflect.TypeFor[Quantity]()
 	resourceType      = reflect.TypeFor[ResourceList]()
 	rawType           = reflect.TypeFor[json.RawMessage]()
+	fieldsV1Type      = reflect.TypeFor[metav1.FieldsV1]()
 	stringMapType     = reflect.TypeFor[map[string]string]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
@@ -44,7 +46,8 @@ const (
 	rtResourceList        // a map of quantities
 	rtPointer             //
 	rtBytes               // base64 both ways: as they are
-	rtRaw                 // raw JSON (managedFields): as it is, if compact and free of what HTML escaping changes
+	rtRaw                 // raw JSON: as it is, if compact and free of what HTML escaping changes
+	rtFieldsV1            // a managedFields entry's fields: raw JSON, as rtRaw
 	rtSlice               //
 	rtStringMap           // labels, annotations, resource lists
 	rtMap                 //
@@ -90,6 +93,8 @@ func buildRTPlan(t reflect.Type) *rtPlan {
 		return &rtPlan{kind: rtResourceList}
 	case rawType:
 		return &rtPlan{kind: rtRaw}
+	case fieldsV1Type:
+		return &rtPlan{kind: rtFieldsV1}
 	}
 	// A pointer has its element's methods: its element is checked.
 	if t.Kind() != reflect.Pointer && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
@@ -208,7 +213,10 @@ func isEmptyJSON(v reflect.Value) bool {
 type jsonField struct {
 	index     int
 	omitEmpty bool
-	plan      *rtPlan
+	// omitZero: a zero time is left out (omitzero, which apimachinery
+	// gives creationTimestamp).
+	omitZero bool
+	plan     *rtPlan
 	// name is the field's JSON name; "" for an embedded struct whose
 	// fields are the outer struct's.
 	name string
@@ -229,7 +237,8 @@ func droppedFields(t reflect.Type, fields []jsonField) []int {
 
 // fieldsOf lists the fields of struct type t that JSON carries, or reports
 // a struct whose encoding it does not follow: tag options other than
-// omitempty (and Kubernetes' inline), or an unnamed embedded field that is
+// omitempty, omitzero on a time (whose IsZero encoding/json asks) and
+// Kubernetes' inline, or an unnamed embedded field that is
 // not an exported struct. An unnamed embedded struct's fields are the
 // outer struct's in JSON; copying it field by field gives the same.
 func fieldsOf(t reflect.Type) ([]jsonField, bool) {
@@ -244,13 +253,24 @@ func fieldsOf(t reflect.Type) ([]jsonField, bool) {
 		promoted := f.Anonymous && name == ""
 		// encoding/json has no inline option: it ignores it, and an
 		// embedded struct with no name is inline anyway.
-		if opts != "" && opts != "omitempty" && opts != "inline" || promoted && (!f.IsExported() || f.Type.Kind() != reflect.Struct) {
+		field := jsonField{index: i, name: name}
+		for opt := range strings.SplitSeq(opts, ",") {
+			switch {
+			case opt == "omitempty":
+				field.omitEmpty = true
+			case opt == "omitzero" && (f.Type == timeType || f.Type == microTimeType):
+				field.omitZero = true
+			case opt != "" && opt != "inline":
+				return nil, false
+			}
+		}
+		if promoted && (!f.IsExported() || f.Type.Kind() != reflect.Struct) {
 			return nil, false
 		}
 		if name == "" && !promoted {
-			name = f.Name
+			field.name = f.Name
 		}
-		fields = append(fields, jsonField{index: i, omitEmpty: opts == "omitempty", name: name})
+		fields = append(fields, field)
 	}
 	return fields, true
 }

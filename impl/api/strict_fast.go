@@ -28,7 +28,7 @@ func decodeFast(data []byte, want Object, expected TypeMeta) bool {
 	if s.space(); s.i != len(s.b) {
 		return false
 	}
-	tm := want.GetTypeMeta()
+	tm := TypeOf(want)
 	if json.Unmarshal(data, want) != nil ||
 		(tm.APIVersion != "" && tm.APIVersion != expected.APIVersion) || (tm.Kind != "" && tm.Kind != expected.Kind) {
 		reflect.ValueOf(want).Elem().SetZero() // the slow path starts afresh, as New made it

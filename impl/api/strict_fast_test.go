@@ -25,7 +25,7 @@ func newFor(t testing.TB, resource string) (Object, TypeMeta) {
 		o, err = New(resource)
 	}
 	require.NoError(t, err)
-	return o, *o.GetTypeMeta()
+	return o, *TypeOf(o)
 }
 
 func TestDecodeFastTakesCleanBodiesOnly(t *testing.T) {

@@ -39,7 +39,7 @@ func ValidateUpdate(old, obj Object) error {
 	if !ok || isNilObject(old) || okm.kind != km.kind {
 		return NewBadRequest(fmt.Sprintf("api: cannot validate an update from %T to %T", old, obj))
 	}
-	validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+	validateMetaUpdate(e, Meta(old), Meta(obj))
 	switch o := obj.(type) {
 	case *Deployment:
 		immutable(e, "spec.selector", o.Spec.Selector, old.(*Deployment).Spec.Selector)
@@ -65,7 +65,7 @@ func ValidateUpdate(old, obj Object) error {
 		// rules, which see the old object.
 		e.list = nil
 		validateMeta(e, &o.ObjectMeta, km, apivalidation.NameIsDNSSubdomain)
-		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+		validateMetaUpdate(e, Meta(old), Meta(obj))
 		validateCustom(e, o, old.(*CustomObject), false)
 	default:
 		validateStoredUpdate(e, old, obj)
@@ -95,10 +95,10 @@ func ValidateStatusUpdate(old, obj Object) error {
 	case *CustomResourceDefinition:
 		validateCRDStatus(e, o, old.(*CustomResourceDefinition))
 	case *Node:
-		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+		validateMetaUpdate(e, Meta(old), Meta(obj))
 		validateNodeStatus(e, o)
 	default:
-		validateMetaUpdate(e, old.GetObjectMeta(), obj.GetObjectMeta())
+		validateMetaUpdate(e, Meta(old), Meta(obj))
 	}
 	return invalidOrNil(obj, km, e.list)
 }
@@ -164,7 +164,7 @@ func invalidOrNil(obj Object, km kindMeta, list FieldErrors) error {
 	if len(list) == 0 {
 		return nil
 	}
-	m := obj.GetObjectMeta()
+	m := Meta(obj)
 	name := m.Name
 	if name == "" {
 		name = m.GenerateName

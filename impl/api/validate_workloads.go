@@ -164,7 +164,7 @@ func validateJob(e *errs, j *Job) {
 func generatedSelector(j *Job) bool {
 	s := j.Spec.Selector
 	return j.UID != "" && len(s.MatchExpressions) == 0 &&
-		reflect.DeepEqual(s.MatchLabels, map[string]string{batchv1.ControllerUidLabel: j.UID})
+		reflect.DeepEqual(s.MatchLabels, map[string]string{batchv1.ControllerUidLabel: string(j.UID)})
 }
 
 // viaJSON converts a k8s.io/api value to converge's equivalent type by its
@@ -239,13 +239,13 @@ func prepareWorkloadForCreate(obj Object) {
 		if o.Spec.Selector.MatchLabels == nil {
 			o.Spec.Selector.MatchLabels = map[string]string{}
 		}
-		o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = o.UID
+		o.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(o.UID)
 		l := o.Spec.Template.Labels
 		if l == nil {
 			l = map[string]string{}
 			o.Spec.Template.Labels = l
 		}
-		l[batchv1.ControllerUidLabel], l[legacyControllerUIDLabel] = o.UID, o.UID
+		l[batchv1.ControllerUidLabel], l[legacyControllerUIDLabel] = string(o.UID), string(o.UID)
 		l[batchv1.JobNameLabel], l[legacyJobNameLabel] = o.Name, o.Name
 		if len(o.Labels) == 0 {
 			o.Labels = make(map[string]string, len(l))

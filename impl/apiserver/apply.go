@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -63,7 +64,7 @@ func applyConfiguration(info api.ResourceInfo, live api.Object, patch []byte, ma
 func recordedFields(live, in api.Object, manager, subresource string) []api.ManagedFieldsEntry {
 	var kept []api.ManagedFieldsEntry
 	if live != nil {
-		kept = live.GetObjectMeta().ManagedFields
+		kept = api.Meta(live).ManagedFields
 	}
 	if manager == "" {
 		return kept
@@ -121,7 +122,7 @@ func recordScale(obj api.Object, old, req *api.Scale, manager string) {
 			paths = managedfields.ResourcePathMappings{info.APIVersion(): fieldpath.MakePathOrDie(toPathElements(jsonPathFields(sc.SpecReplicasPath))...)}
 		}
 	}
-	handler := managedfields.NewScaleHandler(kubeEntries(obj.GetObjectMeta().ManagedFields), schema.GroupVersion{Group: info.Group, Version: info.Version}, paths)
+	handler := managedfields.NewScaleHandler(kubeEntries(api.Meta(obj).ManagedFields), schema.GroupVersion{Group: info.Group, Version: info.Version}, paths)
 	seen, err := handler.ToSubresource()
 	if err != nil {
 		return
@@ -149,43 +150,26 @@ func recordScale(obj api.Object, old, req *api.Scale, manager string) {
 	if err != nil {
 		return
 	}
-	obj.GetObjectMeta().ManagedFields = ownEntries(entries)
+	api.Meta(obj).ManagedFields = ownEntries(entries)
 }
 
-// kubeEntries and ownEntries move managedFields between impl/api and
-// apimachinery.
-func kubeEntries(in []api.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
-	out := make([]metav1.ManagedFieldsEntry, len(in))
-	for i, e := range in {
-		out[i] = metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: metav1.ManagedFieldsOperationType(e.Operation),
-			APIVersion: e.APIVersion, FieldsType: e.FieldsType, Subresource: e.Subresource}
-		if e.Time != nil {
-			out[i].Time = &metav1.Time{Time: e.Time.Time}
-		}
-		if e.FieldsV1 != nil {
-			out[i].FieldsV1 = &metav1.FieldsV1{Raw: e.FieldsV1}
-		}
-	}
-	return out
-}
+// kubeEntries is a copy of what an object records, for the field
+// manager to work on.
+func kubeEntries(in []api.ManagedFieldsEntry) []metav1.ManagedFieldsEntry { return slices.Clone(in) }
 
+// ownEntries is what the field manager recorded, with its times to the
+// second, as the stored object will read back, and none as nil.
 func ownEntries(in []metav1.ManagedFieldsEntry) []api.ManagedFieldsEntry {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]api.ManagedFieldsEntry, len(in))
 	for i, e := range in {
-		out[i] = api.ManagedFieldsEntry{Manager: e.Manager, Operation: string(e.Operation),
-			APIVersion: e.APIVersion, FieldsType: e.FieldsType, Subresource: e.Subresource}
 		if e.Time != nil {
 			t := api.NewTime(e.Time.Time)
-			out[i].Time = &t
-		}
-		if e.FieldsV1 != nil {
-			out[i].FieldsV1 = e.FieldsV1.Raw
+			in[i].Time = &t
 		}
 	}
-	return out
+	return in
 }
 
 // managerFromRequest is ?fieldManager=, else the User-Agent's first token

@@ -54,8 +54,8 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 			writeError(w, err)
 			return
 		}
-		if obj.GetObjectMeta().Name == "" {
-			obj.GetObjectMeta().Name = rt.Name
+		if api.Meta(obj).Name == "" {
+			api.Meta(obj).Name = rt.Name
 		}
 		if err := checkIdentity(obj, rt); err != nil {
 			writeError(w, err)
@@ -71,16 +71,16 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 		code := http.StatusOK
 		switch {
 		case live == nil:
-			obj.GetObjectMeta().ResourceVersion = ""
+			api.Meta(obj).ResourceVersion = ""
 			out, err = s.reg.Create(ctx, obj)
 			code = http.StatusCreated
 		case status:
 			// The registry keeps the stored metadata of a status write
 			// but for the ownership the apply recorded.
-			obj.GetObjectMeta().ResourceVersion = live.GetObjectMeta().ResourceVersion
+			api.Meta(obj).ResourceVersion = api.Meta(live).ResourceVersion
 			out, err = s.reg.UpdateStatus(registry.WithManagedFields(ctx, appliedFields), obj)
 		default:
-			obj.GetObjectMeta().ResourceVersion = live.GetObjectMeta().ResourceVersion
+			api.Meta(obj).ResourceVersion = api.Meta(live).ResourceVersion
 			out, err = s.reg.Update(ctx, obj)
 		}
 		// Lost a race with another writer: apply again on a fresh read.
@@ -98,7 +98,7 @@ func (s *Server) serverSideApplyBody(w http.ResponseWriter, r *http.Request, rt 
 
 // appliedFields keeps the ownership an apply recorded in its object.
 func appliedFields(_, applied api.Object) []api.ManagedFieldsEntry {
-	return applied.GetObjectMeta().ManagedFields
+	return api.Meta(applied).ManagedFields
 }
 
 // unchangedBy reports whether writing obj over live would store what is
@@ -107,7 +107,7 @@ func appliedFields(_, applied api.Object) []api.ManagedFieldsEntry {
 func unchangedBy(live, obj api.Object) bool {
 	api.Default(obj)
 	a, b := api.DeepCopy(live), api.DeepCopy(obj)
-	a.GetObjectMeta().ResourceVersion, b.GetObjectMeta().ResourceVersion = "", ""
+	api.Meta(a).ResourceVersion, api.Meta(b).ResourceVersion = "", ""
 	ja, errA := api.Marshal(a)
 	jb, errB := api.Marshal(b)
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)

@@ -56,12 +56,12 @@ func apply(t *testing.T, live api.Object, cfg []byte, manager string, force bool
 
 func fieldsOf(t *testing.T, obj api.Object, manager, operation string) string {
 	t.Helper()
-	for _, e := range obj.GetObjectMeta().ManagedFields {
-		if e.Manager == manager && e.Operation == operation {
+	for _, e := range api.Meta(obj).ManagedFields {
+		if e.Manager == manager && string(e.Operation) == operation {
 			if e.FieldsType != "FieldsV1" || e.APIVersion != "apps/v1" {
 				t.Errorf("entry %+v", e)
 			}
-			return string(e.FieldsV1)
+			return e.FieldsV1.String()
 		}
 	}
 	return ""

@@ -228,7 +228,7 @@ func BenchmarkWatchLatency(b *testing.B) {
 				return
 			}
 			if ev.Object != nil {
-				arrivals <- arrival{ev.Object.GetObjectMeta().Name, time.Now()}
+				arrivals <- arrival{api.Meta(ev.Object).Name, time.Now()}
 			}
 		}
 	}()

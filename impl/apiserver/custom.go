@@ -219,7 +219,7 @@ func customPrinter(obj any) ([]tableColumn, func(api.Object) []any, bool) {
 			}
 		}
 		row := make([]any, len(cols))
-		row[0] = o.GetObjectMeta().Name
+		row[0] = api.Meta(o).Name
 		return row
 	}, true
 }

@@ -37,7 +37,7 @@ func TestEventsV1SharesCoreStorage(t *testing.T) {
 	r := e.must(200, "GET", evV1Path+"/web.1", "")
 	r.into(t, &v1)
 	if v1.APIVersion != "events.k8s.io/v1" || v1.Regarding.Name != "web" || v1.Note != "scaled to 3" || v1.ReportingController != "example.com/operator" ||
-		string(v1.UID) != core.UID || v1.ResourceVersion != core.ResourceVersion || strings.Contains(string(r.body), `"message"`) {
+		string(v1.UID) != string(core.UID) || v1.ResourceVersion != core.ResourceVersion || strings.Contains(string(r.body), `"message"`) {
 		t.Fatalf("events.k8s.io view %s", r.body)
 	}
 	var got eventsv1.Event

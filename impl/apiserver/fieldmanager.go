@@ -143,7 +143,7 @@ func recordingObjectOf(info api.ResourceInfo, obj api.Object) (*recordingObject,
 	r := &recordingObject{Unstructured: u}
 	if obj != nil {
 		unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
-		r.managed = kubeEntries(obj.GetObjectMeta().ManagedFields)
+		r.managed = kubeEntries(api.Meta(obj).ManagedFields)
 	}
 	return r, nil
 }

@@ -73,7 +73,7 @@ type partialObjectMetadataList struct {
 
 func partialOf(o api.Object) partialObjectMetadata {
 	return partialObjectMetadata{TypeMeta: api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-		Metadata: *o.GetObjectMeta()}
+		Metadata: *api.Meta(o)}
 }
 
 // convertOutput converts obj as negotiated. Statuses and other kinds pass
@@ -96,7 +96,7 @@ func convertOutput(r *http.Request, as outputAs, obj any) (any, error) {
 		switch o := obj.(type) {
 		case api.ListObject:
 			l := partialObjectMetadataList{TypeMeta: api.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/v1"},
-				ListMeta: *o.GetListMeta(), Items: []partialObjectMetadata{}}
+				ListMeta: *api.ListMetaOf(o), Items: []partialObjectMetadata{}}
 			for _, it := range o.GetItems() {
 				l.Items = append(l.Items, partialOf(it))
 			}

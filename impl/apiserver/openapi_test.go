@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/converge-dev/converge/impl/api"
 )
@@ -256,7 +257,7 @@ func TestOpenAPISchemaRoundTrip(t *testing.T) {
 	dep.UID, dep.ResourceVersion, dep.Generation = "u1", "7", 1
 	dep.CreationTimestamp = api.Unix(100)
 	dep.Status = api.DeploymentStatus{Replicas: 3, Conditions: []api.DeploymentCondition{{Type: "Available", Status: "True", LastUpdateTime: api.Unix(5)}}}
-	dep.ManagedFields = []api.ManagedFieldsEntry{{Manager: "m", Operation: "Apply", FieldsType: "FieldsV1", FieldsV1: json.RawMessage(`{"f:spec":{}}`)}}
+	dep.ManagedFields = []api.ManagedFieldsEntry{{Manager: "m", Operation: "Apply", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
 	svc := objs[1].(*api.Service)
 	api.Default(svc)
 	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: dep.Spec.Template.Spec,

@@ -110,8 +110,8 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget, check func(api.O
 	if err := check(obj, patched); err != nil {
 		return nil, false, err
 	}
-	curRV := cur.GetObjectMeta().ResourceVersion
-	m := obj.GetObjectMeta()
+	curRV := api.Meta(cur).ResourceVersion
+	m := api.Meta(obj)
 	ownRV := m.ResourceVersion != curRV
 	if m.ResourceVersion == "" {
 		m.ResourceVersion = curRV

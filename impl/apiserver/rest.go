@@ -206,7 +206,7 @@ func decodeFor(r *http.Request, rt route, kindPath string) (api.Object, error) {
 // checkIdentity fills the namespace from the URL and rejects a body that
 // names another namespace or (on a named route) another object.
 func checkIdentity(obj api.Object, rt route) error {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	if rt.Resource.Namespaced {
 		if m.Namespace != "" && m.Namespace != rt.Namespace {
 			return api.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
@@ -231,7 +231,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	api.Default(obj)
-	obj.GetObjectMeta().ManagedFields = recordedFields(nil, obj, managerFromRequest(r), "")
+	api.Meta(obj).ManagedFields = recordedFields(nil, obj, managerFromRequest(r), "")
 	out, wire, err := s.reg.CreateWire(r.Context(), obj)
 	if err != nil {
 		writeError(w, err)
@@ -337,7 +337,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 	}
 	var deleted []api.Object
 	for _, item := range list.GetItems() {
-		m := item.GetObjectMeta()
+		m := api.Meta(item)
 		out, err := s.reg.Delete(r.Context(), rt.Resource.Resource, m.Namespace, m.Name, o)
 		if api.IsNotFound(err) {
 			continue // deleted meanwhile

@@ -17,7 +17,7 @@ const statusDeployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadata"
 func managersOf(d api.Deployment) string {
 	var b strings.Builder
 	for _, e := range d.ManagedFields {
-		b.WriteString(e.Manager + "/" + e.Operation + "/" + e.Subresource + ";")
+		b.WriteString(e.Manager + "/" + string(e.Operation) + "/" + e.Subresource + ";")
 	}
 	return b.String()
 }
@@ -25,7 +25,7 @@ func managersOf(d api.Deployment) string {
 func entryOf(d api.Deployment, manager, subresource string) string {
 	for _, e := range d.ManagedFields {
 		if e.Manager == manager && e.Subresource == subresource {
-			return string(e.FieldsV1)
+			return e.FieldsV1.String()
 		}
 	}
 	return ""

@@ -39,7 +39,7 @@ func kubeComponentName(t reflect.Type) (string, bool) {
 // storedPrinter is kubectl's table for a stored kind, as Kubernetes'
 // printers print it; ok false for other kinds.
 func storedPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
-	name := func(o api.Object) string { return o.GetObjectMeta().Name }
+	name := func(o api.Object) string { return api.Meta(o).Name }
 	switch kind {
 	case "ConfigMap":
 		return []tableColumn{col("Name", "string", 0), col("Data", "integer", 0), col("Age", "string", 0)},
@@ -63,7 +63,7 @@ func storedPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
 		// the creation time.
 		return []tableColumn{col("Name", "string", 0), col("Created At", "date", 0)},
 			func(o api.Object) []any {
-				return []any{name(o), o.GetObjectMeta().CreationTimestamp.UTC().Format(time.RFC3339)}
+				return []any{name(o), api.Meta(o).CreationTimestamp.UTC().Format(time.RFC3339)}
 			}, true
 	case "Lease":
 		return []tableColumn{col("Name", "string", 0), col("Holder", "string", 0), col("Age", "string", 0)},

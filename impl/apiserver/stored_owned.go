@@ -18,8 +18,8 @@ import (
 // (CronJob, Ingress, NetworkPolicy, PodDisruptionBudget and the RBAC
 // kinds), as Kubernetes' printers print them; ok false for other kinds.
 func ownedPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
-	name := func(o api.Object) string { return o.GetObjectMeta().Name }
-	createdAt := func(o api.Object) any { return o.GetObjectMeta().CreationTimestamp.UTC().Format(time.RFC3339) }
+	name := func(o api.Object) string { return api.Meta(o).Name }
+	createdAt := func(o api.Object) any { return api.Meta(o).CreationTimestamp.UTC().Format(time.RFC3339) }
 	switch kind {
 	case "CronJob":
 		return []tableColumn{col("Name", "string", 0), col("Schedule", "string", 0), col("Timezone", "string", 0),

@@ -20,7 +20,7 @@ import (
 // workloadPrinter is kubectl's table for a stored workload kind; ok false
 // for other kinds.
 func workloadPrinter(kind string) ([]tableColumn, func(api.Object) []any, bool) {
-	name := func(o api.Object) string { return o.GetObjectMeta().Name }
+	name := func(o api.Object) string { return api.Meta(o).Name }
 	switch kind {
 	case "PersistentVolumeClaim":
 		return []tableColumn{col("Name", "string", 0), col("Status", "string", 0), col("Volume", "string", 0),

@@ -78,7 +78,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, rt route, ve
 
 // scaleOf is the Scale view of a deployment or replicaset.
 func scaleOf(obj api.Object) *api.Scale {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	sc := &api.Scale{TypeMeta: api.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
 		ObjectMeta: api.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
 			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp}}
@@ -113,7 +113,7 @@ func (s *Server) writeScale(r *http.Request, rt route, sc *api.Scale) (api.Objec
 	if err != nil {
 		return nil, err
 	}
-	if sc.ResourceVersion != "" && sc.ResourceVersion != obj.GetObjectMeta().ResourceVersion {
+	if sc.ResourceVersion != "" && sc.ResourceVersion != api.Meta(obj).ResourceVersion {
 		return nil, api.NewOptimisticLockConflict(rt.gr(), rt.Name)
 	}
 	if sc.Spec.Replicas < 0 {

@@ -60,10 +60,10 @@ func toTable(r *http.Request, obj any) (*table, bool) {
 	switch o := obj.(type) {
 	case api.ListObject:
 		items = o.GetItems()
-		t.ListMeta = *o.GetListMeta()
+		t.ListMeta = *api.ListMetaOf(o)
 	case api.Object:
 		items = []api.Object{o}
-		t.ResourceVersion = o.GetObjectMeta().ResourceVersion
+		t.ResourceVersion = api.Meta(o).ResourceVersion
 	default:
 		return nil, false
 	}
@@ -99,7 +99,7 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 	if tm, ok := api.TypeMetaFor(obj); ok {
 		kind = strings.TrimSuffix(tm.Kind, "List")
 	}
-	name := func(o api.Object) string { return o.GetObjectMeta().Name }
+	name := func(o api.Object) string { return api.Meta(o).Name }
 	if cols, cells, ok := customPrinter(obj); ok {
 		return cols, cells
 	}
@@ -257,7 +257,7 @@ func orNone(s string) string {
 
 // age renders the time since creation as kubectl does ("45s", "3m12s",
 // "5h", "2d3h").
-func age(o api.Object) string { return since(o.GetObjectMeta().CreationTimestamp) }
+func age(o api.Object) string { return since(api.Meta(o).CreationTimestamp) }
 
 // since is the time elapsed since ts, or "<unknown>" for an unset ts.
 func since(ts api.Time) string {

@@ -68,7 +68,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 			return
 		}
 		initial = list.GetItems()
-		lo.ResourceVersion = list.GetListMeta().ResourceVersion
+		lo.ResourceVersion = api.ListMetaOf(list).ResourceVersion
 		if sel.labels != nil || len(sel.fields) > 0 {
 			sel.selected = map[string]bool{}
 		}
@@ -140,7 +140,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 		if err != nil {
 			return true
 		}
-		m := bm.GetObjectMeta()
+		m := api.Meta(bm)
 		m.ResourceVersion, m.Annotations = lastRV, annotations
 		return send(api.EventBookmark, bm)
 	}
@@ -211,7 +211,7 @@ func (s *Server) seedSelection(ctx context.Context, rt route, lo registry.ListOp
 }
 
 func objectKey(o api.Object) string {
-	m := o.GetObjectMeta()
+	m := api.Meta(o)
 	return m.Namespace + "/" + m.Name
 }
 
@@ -262,7 +262,7 @@ func (f eventFilter) matches(obj api.Object) bool {
 	if obj == nil {
 		return false
 	}
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	if f.labels != nil && !f.labels.Matches(labels.Set(m.Labels)) {
 		return false
 	}

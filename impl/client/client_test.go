@@ -54,7 +54,7 @@ func exercise(t *testing.T, ctx context.Context, c client.Client) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.GetObjectMeta().Labels["v"] = "2"
+	api.Meta(p).Labels["v"] = "2"
 	if p, err = c.Update(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func exercise(t *testing.T, ctx context.Context, c client.Client) []string {
 	if p, err = c.UpdateStatus(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err = c.Bind(ctx, "default", "p", "n1", p.GetObjectMeta().ResourceVersion); err != nil {
+	if _, err = c.Bind(ctx, "default", "p", "n1", api.Meta(p).ResourceVersion); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.Get(ctx, "pods", "default", "p")

@@ -201,7 +201,7 @@ func (c *httpClient) write(ctx context.Context, method string, obj api.Object, w
 	if err != nil {
 		return nil, err
 	}
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	name := ""
 	if withName {
 		name = m.Name
@@ -341,6 +341,6 @@ func decodeWatchEvent(resource string, line []byte) (registry.ObjectEvent, bool)
 	if err != nil {
 		return registry.ObjectEvent{Type: registry.EventError, Err: err}, true
 	}
-	rev, _ := strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
+	rev, _ := strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
 	return registry.ObjectEvent{Type: string(we.Type), Object: obj, Rev: rev}, true
 }

@@ -53,8 +53,8 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	d, err := reg.Get(ctx, "deployments", api.DefaultNamespace, "web")
 	require.NoError(t, err)
 	yes := true
-	d.GetObjectMeta().OwnerReferences = []api.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello",
-		UID: w.GetObjectMeta().UID, Controller: &yes, BlockOwnerDeletion: &yes}}
+	api.Meta(d).OwnerReferences = []api.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello",
+		UID: api.Meta(w).UID, Controller: &yes, BlockOwnerDeletion: &yes}}
 	d, err = reg.Update(ctx, d)
 	require.NoError(t, err)
 	noteWrite(t, s, "deployments", d)
@@ -62,7 +62,7 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	// collector finds the Service live, and follows ConfigMaps as it follows
 	// custom resources.
 	widgetRef := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "hello",
-		UID: w.GetObjectMeta().UID, Controller: &yes, BlockOwnerDeletion: &yes}
+		UID: api.Meta(w).UID, Controller: &yes, BlockOwnerDeletion: &yes}
 	svc, err := reg.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: api.DefaultNamespace,
 		OwnerReferences: []api.OwnerReference{widgetRef}}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}})
 	require.NoError(t, err)
@@ -124,8 +124,8 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	require.NoError(t, s.Step(model.Action{Op: model.OpApply, Key: "fg", N: 1, Image: "nginx"}).Err)
 	d, err = reg.Get(ctx, "deployments", api.DefaultNamespace, "fg")
 	require.NoError(t, err)
-	d.GetObjectMeta().OwnerReferences = []api.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "fg",
-		UID: w.GetObjectMeta().UID, Controller: &yes, BlockOwnerDeletion: &yes}}
+	api.Meta(d).OwnerReferences = []api.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "fg",
+		UID: api.Meta(w).UID, Controller: &yes, BlockOwnerDeletion: &yes}}
 	d, err = reg.Update(ctx, d)
 	require.NoError(t, err)
 	noteWrite(t, s, "deployments", d)
@@ -133,7 +133,7 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 	foreground := api.DeletePropagationForeground
 	marked, err := reg.Delete(ctx, "widgets", api.DefaultNamespace, "fg", api.DeleteOptions{PropagationPolicy: &foreground})
 	require.NoError(t, err)
-	require.Contains(t, marked.GetObjectMeta().Finalizers, "foregroundDeletion")
+	require.Contains(t, api.Meta(marked).Finalizers, "foregroundDeletion")
 	noteWrite(t, s, "widgets", marked)
 	quiesce()
 	require.NoError(t, model.Converged(s.Snapshot()))
@@ -165,7 +165,7 @@ func TestSnapshotShowsCustomResourcesAndTheirDependents(t *testing.T) {
 
 // noteWrite tells s of a write made around it, as an operator's are.
 func noteWrite(t *testing.T, s *Stepped, resource string, o api.Object) {
-	rev, err := strconv.ParseInt(o.GetObjectMeta().ResourceVersion, 10, 64)
+	rev, err := strconv.ParseInt(api.Meta(o).ResourceVersion, 10, 64)
 	require.NoError(t, err)
 	s.NoteExternalWrite(resource, rev)
 }

@@ -198,7 +198,7 @@ func (l listWatcher) Watch(ctx context.Context, resource, namespace, rv string) 
 		for ev := range in {
 			ce := controller.ListWatchEvent{Type: ev.Type, Object: ev.Object, Rev: ev.Rev, Err: ev.Err}
 			if ce.Rev == 0 && ev.Object != nil {
-				ce.Rev, _ = strconv.ParseInt(ev.Object.GetObjectMeta().ResourceVersion, 10, 64)
+				ce.Rev, _ = strconv.ParseInt(api.Meta(ev.Object).ResourceVersion, 10, 64)
 			}
 			select {
 			case out <- ce:

@@ -80,7 +80,7 @@ func (e *eventRecorder) write(ctx context.Context, ev *api.Event) {
 	if ev.Count > 1 {
 		if cur, err := e.client.Get(ctx, "events", ev.Namespace, ev.Name); err == nil {
 			u := *ev // ev is shared with fold: write on a copy
-			u.ResourceVersion = cur.GetObjectMeta().ResourceVersion
+			u.ResourceVersion = api.Meta(cur).ResourceVersion
 			if _, err := e.client.Update(ctx, &u); err == nil {
 				return
 			}
@@ -128,7 +128,7 @@ func (e *eventRecorder) observe(actor string, w model.Write, stored api.Object) 
 	if stored == nil {
 		return
 	}
-	m := stored.GetObjectMeta()
+	m := api.Meta(stored)
 	self := referenceTo(stored)
 	switch {
 	case actor == model.DeploymentController && w.Ref.Kind == model.KindReplicaSet:
@@ -278,14 +278,14 @@ func (e *eventRecorder) fold(ev *api.Event, key string) *api.Event {
 }
 
 func referenceTo(o api.Object) api.ObjectReference {
-	m, tm := o.GetObjectMeta(), o.GetTypeMeta()
+	m, tm := api.Meta(o), api.TypeOf(o)
 	return api.ObjectReference{Kind: tm.Kind, APIVersion: tm.APIVersion, Namespace: m.Namespace, Name: m.Name,
 		UID: types.UID(m.UID), ResourceVersion: m.ResourceVersion}
 }
 
 // ownerOf references o's controller (or nothing).
 func ownerOf(o api.Object) api.ObjectReference {
-	m := o.GetObjectMeta()
+	m := api.Meta(o)
 	for _, ow := range m.OwnerReferences {
 		if ow.Controller != nil && *ow.Controller {
 			return api.ObjectReference{Kind: ow.Kind, APIVersion: ow.APIVersion, Namespace: m.Namespace, Name: ow.Name, UID: types.UID(ow.UID)}

@@ -125,7 +125,7 @@ func TestEventsExpire(t *testing.T) {
 	}
 	var left []string
 	for _, o := range l.GetItems() {
-		left = append(left, o.GetObjectMeta().Name)
+		left = append(left, api.Meta(o).Name)
 	}
 	if len(left) != 1 || left[0] != "new" {
 		t.Fatalf("events left: %v, want [new]", left)

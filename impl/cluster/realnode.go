@@ -124,7 +124,7 @@ func (w *writer) holdRestart(c model.Container) bool {
 // as the kubelet reports it. The endpoints controller then drops it.
 func (w *writer) notReadyWhileBackingOff(c model.Container) {
 	p := w.pod(c.Pod)
-	if p == nil || w.c.env.uids.String(c.PodUID) != p.UID {
+	if p == nil || w.c.env.uids.String(c.PodUID) != string(p.UID) {
 		return
 	}
 	o, err := project.ToModel(p, w.c.env.uids)
@@ -162,7 +162,7 @@ func (w *writer) stopGrace(c model.Container) time.Duration {
 		return 0
 	}
 	p := w.pod(c.Pod)
-	if p == nil || p.DeletionTimestamp == nil || w.c.env.uids.String(c.PodUID) != p.UID {
+	if p == nil || p.DeletionTimestamp == nil || w.c.env.uids.String(c.PodUID) != string(p.UID) {
 		return 0
 	}
 	secs := int64(api.DefaultTerminationGracePeriodSeconds)

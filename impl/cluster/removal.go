@@ -47,7 +47,7 @@ func (w *writer) removalRev(ref model.Ref, answered int64) (int64, error) {
 		if ev.Err != nil {
 			return 0, fmt.Errorf("cluster: read the revision of %s's removal: %w", ref, ev.Err)
 		}
-		if ev.Type == controller.Deleted && ev.Object != nil && ev.Object.GetObjectMeta().Name == ref.Name {
+		if ev.Type == controller.Deleted && ev.Object != nil && api.Meta(ev.Object).Name == ref.Name {
 			return ev.Rev, nil
 		}
 	}
@@ -64,7 +64,7 @@ func (w *writer) storeRev(ref model.Ref) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cluster: read the revision of %s's removal: %w", ref, err)
 	}
-	rev, err := strconv.ParseInt(l.GetListMeta().ResourceVersion, 10, 64)
+	rev, err := strconv.ParseInt(api.ListMetaOf(l).ResourceVersion, 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("cluster: read the revision of %s's removal: %w", ref, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/converge-dev/converge/impl/api"
+
 	"github.com/converge-dev/converge/impl/client"
 	"github.com/converge-dev/converge/impl/container"
 	"github.com/converge-dev/converge/impl/controller"
@@ -267,7 +269,7 @@ func (s *Stepped) step(a model.Action) model.Result {
 		if err != nil {
 			return model.Result{Err: fmt.Errorf("%w: %s: %v", ErrTimeout, a, err)}
 		}
-		m := ev.Object.GetObjectMeta()
+		m := api.Meta(ev.Object)
 		what := a.Kind.Resource() + "/" + model.Key(m.Namespace, m.Name)
 		if o, err := s.env.projectEvent(a.Kind, ev.Object); err == nil {
 			what = model.RefOf(o).String() // a custom resource's names its type

@@ -73,7 +73,7 @@ func (s *Stepped) updateAnyVersion(ctx context.Context, w *writer, before, after
 		sent, err = project.Apply(base, after, s.env.uids)
 	}
 	if err == nil {
-		sent.GetObjectMeta().ResourceVersion = ""
+		api.Meta(sent).ResourceVersion = ""
 		stored, err = s.env.client.Update(ctx, sent)
 	}
 	w.record(model.VerbUpdate, model.RefOf(after), before, stored, err == nil && removedByUpdate(sent), err)

@@ -116,9 +116,9 @@ func (r *recordingClient) writeWith(verb model.Verb, resource, name string, fact
 	}
 	ref := model.RefTo(k, name)
 	if stored != nil {
-		ref.Name = stored.GetObjectMeta().Name
+		ref.Name = api.Meta(stored).Name
 		if k.Namespaced() {
-			ref.Namespace = stored.GetObjectMeta().Namespace
+			ref.Namespace = api.Meta(stored).Namespace
 		}
 	}
 	var before model.Obj // a create replaces nothing, whatever a stale cache holds
@@ -151,15 +151,15 @@ func (r *recordingClient) Create(ctx context.Context, obj api.Object) (api.Objec
 	if o, err := project.ToModel(obj, r.w.c.env.uids); err == nil {
 		deleting = model.OwnerDeletingIn(r.w.c.mem, o)
 	}
-	return r.writeWith(model.VerbCreate, resourceOf(obj), obj.GetObjectMeta().Name, writeFacts{deleting: deleting}, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
+	return r.writeWith(model.VerbCreate, resourceOf(obj), api.Meta(obj).Name, writeFacts{deleting: deleting}, func() (api.Object, error) { return r.Client.Create(ctx, obj) })
 }
 
 func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.writeWith(model.VerbUpdate, resourceOf(obj), obj.GetObjectMeta().Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
+	return r.writeWith(model.VerbUpdate, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
 }
 
 func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	return r.writeWith(model.VerbStatus, resourceOf(obj), obj.GetObjectMeta().Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
+	return r.writeWith(model.VerbStatus, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
 }
 
 func (r *recordingClient) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
@@ -174,7 +174,7 @@ func (r *recordingClient) Delete(ctx context.Context, resource, namespace, name 
 	return r.writeWith(model.VerbDelete, resource, name, writeFacts{grace: opts.GracePeriodSeconds}, func() (api.Object, error) {
 		prior, _ = r.Client.Get(ctx, resource, namespace, name)
 		stored, err := r.Client.Delete(ctx, resource, namespace, name, opts)
-		if err == nil && stored != nil && prior != nil && prior.GetObjectMeta().DeletionTimestamp != nil && revOf(stored) == revOf(prior) {
+		if err == nil && stored != nil && prior != nil && api.Meta(prior).DeletionTimestamp != nil && revOf(stored) == revOf(prior) {
 			return stored, errUnchanged
 		}
 		return stored, err

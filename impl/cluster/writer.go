@@ -93,7 +93,7 @@ func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored
 }
 
 func revOf(o api.Object) int64 {
-	rv, _ := strconv.ParseInt(o.GetObjectMeta().ResourceVersion, 10, 64)
+	rv, _ := strconv.ParseInt(api.Meta(o).ResourceVersion, 10, 64)
 	return rv
 }
 
@@ -147,12 +147,12 @@ func (w *writer) send(o model.Obj, prefix string) (api.Object, error) {
 	obj, err := project.New(o, w.template(o), w.c.env.uids)
 	if err == nil {
 		if prefix != "" {
-			obj.GetObjectMeta().Name, obj.GetObjectMeta().GenerateName = "", prefix
+			api.Meta(obj).Name, api.Meta(obj).GenerateName = "", prefix
 		}
 		obj, err = w.c.env.client.Create(w.ctx, obj)
 	}
 	if err == nil {
-		model.MetaOf(o).Name = obj.GetObjectMeta().Name
+		model.MetaOf(o).Name = api.Meta(obj).Name
 	}
 	return obj, err
 }
@@ -227,7 +227,7 @@ func (w *writer) Update(verb model.Verb, before, after model.Obj) int64 {
 		sent, err = project.Apply(base, after, w.c.env.uids)
 	}
 	if err == nil {
-		sent.GetObjectMeta().ResourceVersion = strconv.FormatInt(model.MetaOf(before).Version, 10)
+		api.Meta(sent).ResourceVersion = strconv.FormatInt(model.MetaOf(before).Version, 10)
 		if p, ok := sent.(*api.Pod); ok && verb == model.VerbStatus && w.c.name == model.KubeletName(model.NodeOf(w.c.name)) {
 			kubeletStatus(p, api.Unix(w.c.env.now()))
 		}
@@ -332,7 +332,7 @@ func (w *writer) delete(o model.Obj, p model.Propagation, grace *int64) int64 {
 // value: removed, unless finalizers hold it or the delete only marked it
 // for its kubelet (a grace period left, and none of 0 asked).
 func removedByDelete(stored api.Object, grace *int64) bool {
-	m := stored.GetObjectMeta()
+	m := api.Meta(stored)
 	waits := grace == nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds > 0
 	return len(m.Finalizers) == 0 && !waits && !namespaceFinalizing(stored)
 }
@@ -349,7 +349,7 @@ func namespaceFinalizing(stored api.Object) bool {
 // took its last finalizer, so the apiserver deleted it instead of writing
 // it, and answered with its last stored value.
 func removedByUpdate(sent api.Object) bool {
-	m := sent.GetObjectMeta()
+	m := api.Meta(sent)
 	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) && !namespaceFinalizing(sent)
 }
 

@@ -33,7 +33,7 @@ func BenchmarkSteppedDeliver(b *testing.B) {
 	inf := controller.NewInformer(lw, controller.InformerConfig{Resource: "pods"})
 	inf.AddHandler(func(controller.ListWatchEvent, *controller.Cache) {})
 	if err := inf.AddIndexer("ns", func(o api.Object) []string {
-		return []string{o.GetObjectMeta().Namespace}
+		return []string{api.Meta(o).Namespace}
 	}); err != nil {
 		b.Fatal(err)
 	}

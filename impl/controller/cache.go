@@ -174,7 +174,7 @@ func sortObjects(objs []api.Object) {
 }
 
 func compareObjects(a, b api.Object) int {
-	am, bm := a.GetObjectMeta(), b.GetObjectMeta()
+	am, bm := api.Meta(a), api.Meta(b)
 	return cmp.Or(cmp.Compare(am.Namespace, bm.Namespace), cmp.Compare(am.Name, bm.Name), cmp.Compare(kindOf(a), kindOf(b)))
 }
 
@@ -190,6 +190,6 @@ func (c *Cache) key(obj api.Object) string {
 }
 
 func kindOf(obj api.Object) string {
-	tm := obj.GetTypeMeta()
+	tm := api.TypeOf(obj)
 	return tm.APIVersion + "/" + tm.Kind
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/converge-dev/converge/impl/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -123,7 +124,7 @@ func TestWatchMapsEventsToKeysAndResyncRequeuesTheCache(t *testing.T) {
 		return controller.Result{}, nil
 	}), q)
 	toOwner := func(ev controller.ListWatchEvent) []controller.Request {
-		m := ev.Object.GetObjectMeta()
+		m := api.Meta(ev.Object)
 		return []controller.Request{{Namespace: m.Namespace, Name: m.Labels["owner"]}}
 	}
 	c.Watch(inf, toOwner)
@@ -197,7 +198,7 @@ func TestConcurrentRunConverges(t *testing.T) {
 		mu.Unlock()
 		rv := ""
 		if o, ok := inf.Cache().Get(req.Namespace, req.Name); ok {
-			rv = o.GetObjectMeta().ResourceVersion
+			rv = api.Meta(o).ResourceVersion
 		}
 		mu.Lock()
 		inFlight[req.Key()] = false

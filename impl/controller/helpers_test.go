@@ -44,7 +44,7 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{ch: make(chan string, 1024)} }
 
 func (r *recorder) handler(ev controller.ListWatchEvent, c *controller.Cache) {
-	m := ev.Object.GetObjectMeta()
+	m := api.Meta(ev.Object)
 	_, cached := c.Get(m.Namespace, m.Name)
 	line := fmt.Sprintf("%s %s rv=%s rev=%d cached=%v", ev.Type, controller.KeyOf(ev.Object), m.ResourceVersion, ev.Rev, cached)
 	r.mu.Lock()
@@ -74,7 +74,7 @@ func (r *recorder) next(t *testing.T, ctx context.Context) string {
 func keys(objs []api.Object) []string {
 	out := make([]string, len(objs))
 	for i, o := range objs {
-		out[i] = controller.KeyOf(o) + "@" + o.GetObjectMeta().ResourceVersion
+		out[i] = controller.KeyOf(o) + "@" + api.Meta(o).ResourceVersion
 	}
 	return out
 }

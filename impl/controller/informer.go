@@ -172,7 +172,7 @@ func (i *Informer) list(ctx context.Context, at int64) ([]api.Object, int64, err
 	if l == nil {
 		return nil, 0, fmt.Errorf("controller: list %s: %w: nil list", i.cfg.Resource, ErrBadRevision)
 	}
-	rev, err := parseRev(l.GetListMeta().ResourceVersion)
+	rev, err := parseRev(api.ListMetaOf(l).ResourceVersion)
 	if err != nil {
 		return nil, 0, fmt.Errorf("controller: list %s: %w", i.cfg.Resource, err)
 	}
@@ -197,7 +197,7 @@ func (i *Informer) replaceCache(objs []api.Object, rev int64) []ListWatchEvent {
 		switch {
 		case !had:
 			evs = append(evs, ListWatchEvent{Type: Added, Object: o, Rev: rev})
-		case prev.GetObjectMeta().ResourceVersion != o.GetObjectMeta().ResourceVersion:
+		case api.Meta(prev).ResourceVersion != api.Meta(o).ResourceVersion:
 			evs = append(evs, ListWatchEvent{Type: Modified, Object: o, Rev: rev})
 		}
 		delete(old, i.cache.key(o))

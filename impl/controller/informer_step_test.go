@@ -215,7 +215,7 @@ func TestCacheIndexAndOrder(t *testing.T) {
 	inf, _ := newStepped(t, lw)
 	require.NoError(t, inf.Start(ctx))
 	byApp := func(o api.Object) []string {
-		if v, ok := o.GetObjectMeta().Labels["app"]; ok {
+		if v, ok := api.Meta(o).Labels["app"]; ok {
 			return []string{v}
 		}
 		return nil
@@ -242,5 +242,5 @@ func TestCacheIndexAndOrder(t *testing.T) {
 	require.ErrorIs(t, err, controller.ErrUnknownIndex)
 	got, ok := inf.Cache().Get("a", "y")
 	require.True(t, ok)
-	assert.Equal(t, "3", got.GetObjectMeta().ResourceVersion)
+	assert.Equal(t, "3", api.Meta(got).ResourceVersion)
 }

@@ -90,7 +90,7 @@ func eventRev(ev ListWatchEvent) int64 {
 	if ev.Rev != 0 || ev.Object == nil {
 		return ev.Rev
 	}
-	n, err := parseRev(ev.Object.GetObjectMeta().ResourceVersion)
+	n, err := parseRev(api.Meta(ev.Object).ResourceVersion)
 	if err != nil {
 		return 0
 	}

@@ -24,7 +24,7 @@ func (r Request) String() string { return r.Key() }
 
 // RequestFor is the Request naming obj.
 func RequestFor(obj api.Object) Request {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	return Request{Namespace: m.Namespace, Name: m.Name}
 }
 
@@ -39,7 +39,7 @@ func Key(namespace, name string) string {
 
 // KeyOf is the key of obj.
 func KeyOf(obj api.Object) string {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	return Key(m.Namespace, m.Name)
 }
 

@@ -97,7 +97,7 @@ func (a hostAdmission) route(prefix string, obj api.Object) (string, api.Resourc
 // review sends obj to the webhook at path in an AdmissionReview and
 // returns its answer; a denial is the error kube-apiserver answers with.
 func (a hostAdmission) review(ctx context.Context, path string, info api.ResourceInfo, old, obj api.Object, raw []byte) (*admissionv1.AdmissionResponse, error) {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	gvk := metav1.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}
 	gvr := metav1.GroupVersionResource{Group: info.Group, Version: info.Version, Resource: info.Resource}
 	req := &admissionv1.AdmissionRequest{

@@ -101,7 +101,7 @@ func TestTheOperatorsWebhooksAdmitWrites(t *testing.T) {
 	delete(up.Labels, "defaulted")
 	got, err = reg.Update(ctx, up)
 	require.NoError(t, err)
-	require.Equal(t, "yes", got.GetObjectMeta().Labels["defaulted"], "the defaulter runs on updates")
+	require.Equal(t, "yes", api.Meta(got).Labels["defaulted"], "the defaulter runs on updates")
 
 	status := api.DeepCopy(got.(*api.CustomObject))
 	status.Content["status"] = map[string]any{"availableReplicas": int64(0)}

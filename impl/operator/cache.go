@@ -307,7 +307,7 @@ func (i *steppedInformer) typed(o api.Object) (client.Object, error) {
 			return nil, err
 		}
 	} else if err := kjson.UnmarshalCaseSensitivePreserveInts(data, out); err != nil {
-		return nil, fmt.Errorf("decode %s %s: %w", i.gvk.Kind, o.GetObjectMeta().Name, err)
+		return nil, fmt.Errorf("decode %s %s: %w", i.gvk.Kind, api.Meta(o).Name, err)
 	}
 	out.GetObjectKind().SetGroupVersionKind(i.gvk)
 	return out, nil

@@ -603,7 +603,7 @@ func (h *Host) Deliver(resource string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("operator: deliver %s: %w", resource, err)
 	}
-	m := ev.Object.GetObjectMeta()
+	m := api.Meta(ev.Object)
 	return ev.Type + " " + resource + "/" + objectKey(m.Namespace, m.Name), nil
 }
 

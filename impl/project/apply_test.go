@@ -66,7 +66,7 @@ func masked(t *testing.T, obj api.Object) map[string]any {
 	if err := json.Unmarshal([]byte(mustJSON(t, obj)), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range append(metaPaths, visiblePaths[obj.GetTypeMeta().Kind]...) {
+	for _, p := range append(metaPaths, visiblePaths[api.TypeOf(obj).Kind]...) {
 		remove(m, strings.Split(p, "."))
 	}
 	return m

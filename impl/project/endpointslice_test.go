@@ -20,7 +20,7 @@ func TestEndpointSliceFromService(t *testing.T) {
 	svc.Spec.Ports[0].Name = "http"
 	svc.UID = "svc-uid"
 	uids := NewUIDs()
-	ms := &model.Service{Meta: model.Meta{Name: "web", Namespace: "default", UID: uids.Of(svc.UID)}, Port: 80}
+	ms := &model.Service{Meta: model.Meta{Name: "web", Namespace: "default", UID: uids.Of(string(svc.UID))}, Port: 80}
 	es := &model.EndpointSlice{Meta: model.Meta{Namespace: "default", Name: "web", Labels: model.SliceLabels(ms),
 		Owner: model.Owner{Kind: model.KindService, Name: "web", UID: ms.UID}}, Port: 80, Endpoints: []model.SliceEndpoint{
 		{Pod: "web-b", IP: "127.100.0.3", Node: "n1", Serving: true, Terminating: true},

@@ -30,7 +30,7 @@ func TestForeignControllerIsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refs := back.GetObjectMeta().OwnerReferences; len(refs) != 1 || !reflect.DeepEqual(refs[0], widget) {
+	if refs := api.Meta(back).OwnerReferences; len(refs) != 1 || !reflect.DeepEqual(refs[0], widget) {
 		t.Fatalf("owner references after Apply: %+v", refs)
 	}
 }
@@ -57,7 +57,7 @@ func TestCustomControllerIsAnOwner(t *testing.T) {
 		n.Labels = map[string]string{"changed": "yes"}
 		back, err := Apply(d, &n, uids)
 		require.NoError(t, err)
-		require.Equal(t, []api.OwnerReference{widget}, back.GetObjectMeta().OwnerReferences)
+		require.Equal(t, []api.OwnerReference{widget}, api.Meta(back).OwnerReferences)
 	}
 	apply()
 	api.UnregisterCustom(t.Name(), "widgets")
@@ -113,7 +113,7 @@ func TestKindsTheModelLacksAreOpaque(t *testing.T) {
 	orphaned.Owner = model.Owner{}
 	back, err := Apply(cm, &orphaned, uids)
 	require.NoError(t, err)
-	require.Empty(t, back.GetObjectMeta().OwnerReferences)
+	require.Empty(t, api.Meta(back).OwnerReferences)
 	require.Equal(t, cm.Data, back.(*api.ConfigMap).Data)
 	require.Len(t, cm.OwnerReferences, 1, "Apply left its base alone")
 }

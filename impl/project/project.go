@@ -10,6 +10,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 var (
@@ -36,7 +37,7 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 	if isNil(obj) {
 		return nil, fmt.Errorf("%w: nil object", ErrUnsupported)
 	}
-	m, err := metaToModel(obj.GetObjectMeta(), uids)
+	m, err := metaToModel(api.Meta(obj), uids)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 	if isNil(base) || o == nil || reflect.ValueOf(o).IsNil() {
 		return nil, fmt.Errorf("%w: nil object", ErrMismatch)
 	}
-	if name := base.GetObjectMeta().Name; name != model.MetaOf(o).Name {
+	if name := api.Meta(base).Name; name != model.MetaOf(o).Name {
 		return nil, fmt.Errorf("%w: %s applied to %q", ErrMismatch, model.RefOf(o), name)
 	}
 	var out api.Object
@@ -123,7 +124,7 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := applyMeta(out.GetObjectMeta(), model.MetaOf(o), uids); err != nil {
+	if err := applyMeta(api.Meta(out), model.MetaOf(o), uids); err != nil {
 		return nil, fmt.Errorf("%s: %w", model.RefOf(o), err)
 	}
 	return out, nil
@@ -181,8 +182,8 @@ func New(o model.Obj, template api.Object, uids *UIDs) (api.Object, error) {
 		return nil, fmt.Errorf("%s: %w", model.RefOf(o), err)
 	}
 	m := model.MetaOf(o)
-	om := obj.GetObjectMeta()
-	om.UID = uids.String(m.UID) // "" when unknown: the store assigns it
+	om := api.Meta(obj)
+	om.UID = types.UID(uids.String(m.UID)) // "" when unknown: the store assigns it
 	if err := applyMeta(om, m, uids); err != nil {
 		return nil, fmt.Errorf("%s: %w", model.RefOf(o), err)
 	}
@@ -212,8 +213,8 @@ func objectMeta(k model.Kind, m *model.Meta, template api.Object) api.ObjectMeta
 		switch {
 		case m.Namespace != "":
 			om.Namespace = m.Namespace
-		case template != nil && template.GetObjectMeta() != nil && template.GetObjectMeta().Namespace != "":
-			om.Namespace = template.GetObjectMeta().Namespace
+		case template != nil && api.Meta(template) != nil && api.Meta(template).Namespace != "":
+			om.Namespace = api.Meta(template).Namespace
 		default:
 			om.Namespace = api.DefaultNamespace
 		}
@@ -260,7 +261,7 @@ func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {
 	return model.Meta{
 		Name:       om.Name,
 		Namespace:  om.Namespace,
-		UID:        uids.Of(om.UID),
+		UID:        uids.Of(string(om.UID)),
 		Version:    v,
 		Labels:     uids.Shared(om.Labels),
 		Owner:      owner,
@@ -301,10 +302,10 @@ func ownerToModel(om *api.ObjectMeta, uids *UIDs) (model.Owner, error) {
 			continue
 		}
 		if k, ok := ownerKinds[r.Kind]; ok {
-			return normalOwner(model.Owner{Kind: k, Name: r.Name, UID: uids.Of(r.UID)}), nil
+			return normalOwner(model.Owner{Kind: k, Name: r.Name, UID: uids.Of(string(r.UID))}), nil
 		}
 		if info, ok := api.CustomKind(r.APIVersion, r.Kind); ok && (info.Namespaced || om.Namespace == "") {
-			return normalOwner(model.Owner{Kind: model.KindCustom, Type: customType(info), Name: r.Name, UID: uids.Of(r.UID)}), nil
+			return normalOwner(model.Owner{Kind: model.KindCustom, Type: customType(info), Name: r.Name, UID: uids.Of(string(r.UID))}), nil
 		}
 		return model.Owner{}, nil
 	}
@@ -368,7 +369,7 @@ func withController(refs []api.OwnerReference, owner model.Owner, uids *UIDs) ([
 			}
 		}
 		yes := true
-		ref = &api.OwnerReference{APIVersion: tm.APIVersion, Kind: tm.Kind, Name: owner.Name, UID: uid,
+		ref = &api.OwnerReference{APIVersion: tm.APIVersion, Kind: tm.Kind, Name: owner.Name, UID: types.UID(uid),
 			Controller: &yes, BlockOwnerDeletion: &yes}
 	}
 	var out []api.OwnerReference

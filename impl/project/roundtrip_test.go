@@ -98,7 +98,7 @@ func TestApplyTurnsOneObjectIntoAnother(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base.GetObjectMeta().Name = model.MetaOf(to).Name
+			api.Meta(base).Name = model.MetaOf(to).Name
 			out, err := Apply(base, to, uids)
 			if err != nil {
 				t.Fatalf("%s -> %s: %v", model.RefOf(from), model.RefOf(to), err)

@@ -78,20 +78,20 @@ func TestReplicaSetRevisionAnnotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := obj.GetObjectMeta().Annotations[revisionAnnotation]; got != "3" {
+	if got := api.Meta(obj).Annotations[revisionAnnotation]; got != "3" {
 		t.Fatalf("revision annotation %q, want 3", got)
 	}
 	back, err := ToModel(obj, uids)
 	if err != nil || back.(*model.ReplicaSet).Revision != 3 {
 		t.Fatalf("ToModel revision: %+v %v", back, err)
 	}
-	obj.GetObjectMeta().Annotations[revisionAnnotation] = "x"
+	api.Meta(obj).Annotations[revisionAnnotation] = "x"
 	back, err = ToModel(obj, uids)
 	if err != nil || back.(*model.ReplicaSet).Revision != 0 {
 		t.Fatalf("malformed revision: %+v %v", back, err)
 	}
 	again, err := Apply(obj, back, uids)
-	if err != nil || again.GetObjectMeta().Annotations[revisionAnnotation] != "x" {
+	if err != nil || api.Meta(again).Annotations[revisionAnnotation] != "x" {
 		t.Fatalf("Apply of its own projection changed the annotation: %v", err)
 	}
 }

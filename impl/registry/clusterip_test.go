@@ -45,7 +45,7 @@ func TestClusterIPAllocation(t *testing.T) {
 	require.Equal(t, api.ClusterIPNone, ipOf(headless))
 
 	edit := svcWithIP("a", "")
-	edit.ResourceVersion = a.GetObjectMeta().ResourceVersion
+	edit.ResourceVersion = api.Meta(a).ResourceVersion
 	updated, err := r.Update(ctx, edit)
 	require.NoError(t, err)
 	require.Equal(t, "127.200.0.1", ipOf(updated))

@@ -163,7 +163,7 @@ func (r *Registry) cleanUpCRD(ctx context.Context, c *api.CustomResourceDefiniti
 		if items := l.GetItems(); len(items) > 0 {
 			background := api.DeletePropagationBackground
 			for _, o := range items {
-				m := o.GetObjectMeta()
+				m := api.Meta(o)
 				if m.DeletionTimestamp != nil {
 					continue
 				}
@@ -197,7 +197,7 @@ func (r *Registry) dropCleanupFinalizer(ctx context.Context, c *api.CustomResour
 		return err
 	}
 	cur, rev, err := r.get(ctx, info, "", c.Name)
-	if err != nil || cur.GetObjectMeta().UID != c.UID || !slices.Equal(cur.GetObjectMeta().Finalizers, c.Finalizers) {
+	if err != nil || api.Meta(cur).UID != c.UID || !slices.Equal(api.Meta(cur).Finalizers, c.Finalizers) {
 		return ignoreGone(err) // changed meanwhile: its own sync follows
 	}
 	_, err = r.remove(ctx, store.Key{Resource: crdResource, Name: c.Name}, cur, rev)

@@ -49,7 +49,7 @@ func ReadCRDs(dir string) ([]*api.CustomResourceDefinition, error) {
 		for _, o := range objs {
 			c, ok := o.(*api.CustomResourceDefinition)
 			if !ok {
-				return nil, fmt.Errorf("%s: a %s is not a CustomResourceDefinition: the CRD directory holds CRDs only", f, o.GetTypeMeta().Kind)
+				return nil, fmt.Errorf("%s: a %s is not a CustomResourceDefinition: the CRD directory holds CRDs only", f, api.TypeOf(o).Kind)
 			}
 			crds = append(crds, c)
 		}
@@ -90,7 +90,7 @@ func (r *Registry) installCRD(ctx context.Context, c *api.CustomResourceDefiniti
 		return err
 	}
 	next := api.DeepCopy(c)
-	next.ResourceVersion = cur.GetObjectMeta().ResourceVersion
+	next.ResourceVersion = api.Meta(cur).ResourceVersion
 	_, err = r.Update(ctx, next)
 	return err
 }

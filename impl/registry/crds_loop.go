@@ -42,7 +42,7 @@ func (r *Registry) syncAllCRDs(ctx context.Context) (string, error) {
 	}
 	names := make([]string, 0, len(l.GetItems()))
 	for _, o := range l.GetItems() {
-		names = append(names, o.GetObjectMeta().Name)
+		names = append(names, api.Meta(o).Name)
 	}
 	sort.Strings(names)
 	for _, n := range names {
@@ -50,7 +50,7 @@ func (r *Registry) syncAllCRDs(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	return l.GetListMeta().ResourceVersion, nil
+	return api.ListMetaOf(l).ResourceVersion, nil
 }
 
 // followCRDs syncs each CRD that changes after rv, and retries those
@@ -91,7 +91,7 @@ func (r *Registry) followCRDs(ctx context.Context, rv string) error {
 			if ev.Object == nil || ev.Type == string(api.EventBookmark) {
 				continue
 			}
-			if err := sync(ev.Object.GetObjectMeta().Name); err != nil {
+			if err := sync(api.Meta(ev.Object).Name); err != nil {
 				return err
 			}
 		case <-tick.C:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // implicitNamespaces may hold objects without a Namespace object, so a
@@ -32,7 +33,7 @@ func (r *Registry) CreateWire(ctx context.Context, obj api.Object) (api.Object, 
 		return out, nil, err
 	}
 	info, _ := infoOf(out)
-	wire, err := withResourceVersion(info.Resource, *out.GetTypeMeta(), stored)
+	wire, err := withResourceVersion(info.Resource, *api.TypeOf(out), stored)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,14 +48,14 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 		return nil, store.Object{}, err
 	}
 	if c, ok := api.LookupCustom(info.Resource); ok && c.Terminating {
-		return nil, store.Object{}, api.NewForbidden(info.GroupResource(), obj.GetObjectMeta().Name,
+		return nil, store.Object{}, api.NewForbidden(info.GroupResource(), api.Meta(obj).Name,
 			errors.New("create not allowed while custom resource definition is terminating"))
 	}
 	api.Default(obj)
 	if obj, err = r.mutate(ctx, nil, obj); err != nil {
 		return nil, store.Object{}, err
 	}
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	if m.ResourceVersion != "" {
 		return nil, store.Object{}, api.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
@@ -77,7 +78,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 	if err != nil {
 		return nil, store.Object{}, err
 	}
-	m.UID = uid
+	m.UID = types.UID(uid)
 	m.CreationTimestamp = api.NewTime(r.clock())
 	m.SelfLink = ""
 	m.Generation = 1
@@ -121,7 +122,7 @@ func (r *Registry) create(ctx context.Context, obj api.Object) (api.Object, stor
 // full name is validated per candidate: a long prefix plus the counter may
 // exceed the kind's name length.
 func (r *Registry) createGenerated(ctx context.Context, info api.ResourceInfo, obj api.Object) (api.Object, store.Object, error) {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	// render names obj itself, which create owns: the store calls it once
 	// per candidate and commits right after the last call, so obj ends up
 	// with the name that was stored, and pending is the last candidate's.

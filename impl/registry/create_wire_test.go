@@ -20,7 +20,7 @@ func TestCreateWireMatchesEncodedObject(t *testing.T) {
 	for _, obj := range []api.Object{named, generated} {
 		out, wire, err := reg.CreateWire(ctx, obj)
 		require.NoError(t, err)
-		require.NotEmpty(t, out.GetObjectMeta().ResourceVersion)
+		require.NotEmpty(t, api.Meta(out).ResourceVersion)
 		want, err := api.Marshal(out)
 		require.NoError(t, err)
 		require.JSONEq(t, string(want), string(wire))
@@ -31,5 +31,5 @@ func TestCreateWireMatchesEncodedObject(t *testing.T) {
 	out, wire, err := reg.CreateWire(registry.WithDryRun(ctx), dry)
 	require.NoError(t, err)
 	require.Nil(t, wire)
-	require.Equal(t, "dry", out.GetObjectMeta().Name)
+	require.Equal(t, "dry", api.Meta(out).Name)
 }

@@ -145,7 +145,7 @@ func TestUpdateWithNoChangeStillWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if up.GetObjectMeta().ResourceVersion == d.ResourceVersion {
+	if api.Meta(up).ResourceVersion == d.ResourceVersion {
 		t.Fatal("a no-op update kept the resourceVersion; the model writes, so must the registry")
 	}
 }
@@ -159,16 +159,16 @@ func TestUpdateWithNoChangeWritesNothingForClients(t *testing.T) {
 	d := mustCreate(t, ctx, r, deployment("myapp", 3))
 	ctx = registry.SkipUnchanged(ctx)
 	up, err := r.Update(ctx, d)
-	if err != nil || up.GetObjectMeta().ResourceVersion != d.ResourceVersion {
+	if err != nil || api.Meta(up).ResourceVersion != d.ResourceVersion {
 		t.Fatalf("a no-op update answered %v, %v; want the stored object at %s", up, err, d.ResourceVersion)
 	}
 	st, err := r.UpdateStatus(ctx, d)
-	if err != nil || st.GetObjectMeta().ResourceVersion != d.ResourceVersion {
+	if err != nil || api.Meta(st).ResourceVersion != d.ResourceVersion {
 		t.Fatalf("a no-op status update answered %v, %v; want the stored object at %s", st, err, d.ResourceVersion)
 	}
 	d.Spec.Replicas = int32p(4)
 	up, err = r.Update(ctx, d)
-	if err != nil || up.GetObjectMeta().ResourceVersion == d.ResourceVersion {
+	if err != nil || api.Meta(up).ResourceVersion == d.ResourceVersion {
 		t.Fatalf("a real update answered %v, %v; want a new resourceVersion", up, err)
 	}
 }
@@ -193,7 +193,7 @@ func TestGenerationBumpsOnlyOnSpecChange(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if g := out.GetObjectMeta().Generation; g != want {
+		if g := api.Meta(out).Generation; g != want {
 			t.Fatalf("%s: generation %d, want %d", name, g, want)
 		}
 	}
@@ -258,7 +258,7 @@ func TestValidationErrorsAre422AndWriteNothing(t *testing.T) {
 	wantReason(t, err, api.StatusReasonInvalid, 422)
 
 	d2, _ := r.Get(ctx, "deployments", "default", "myapp")
-	d2.GetObjectMeta().UID = "not-the-uid"
+	api.Meta(d2).UID = "not-the-uid"
 	_, err = r.Update(ctx, d2)
 	wantReason(t, err, api.StatusReasonInvalid, 422)
 
@@ -301,8 +301,8 @@ func TestReturnedObjectsShareNoMemory(t *testing.T) {
 	}
 	a, _ := r.Get(ctx, "deployments", "default", "myapp")
 	b, _ := r.Get(ctx, "deployments", "default", "myapp")
-	a.GetObjectMeta().Labels["x"] = "y"
-	if b.GetObjectMeta().Labels["x"] != "" {
+	api.Meta(a).Labels["x"] = "y"
+	if api.Meta(b).Labels["x"] != "" {
 		t.Fatal("two Gets share memory")
 	}
 }
@@ -320,9 +320,9 @@ func TestEveryKindRoundTrips(t *testing.T) {
 		{"replicasets", "default", replicaSet("rs"), func(o api.Object) { o.(*api.ReplicaSet).Spec.Replicas = int32p(3) }, 2},
 		{"pods", "default", pod("p", nil), func(o api.Object) { o.(*api.Pod).Spec.Containers[0].Image = "nginx:2" }, 2},
 		{"nodes", "", node("n", api.ConditionTrue), func(o api.Object) { o.(*api.Node).Spec.Unschedulable = true }, 2},
-		{"services", "default", service("s"), func(o api.Object) { o.GetObjectMeta().Labels = map[string]string{"a": "b"} }, 1},
+		{"services", "default", service("s"), func(o api.Object) { api.Meta(o).Labels = map[string]string{"a": "b"} }, 1},
 		{"endpoints", "default", endpoints("s", "10.0.0.1"), func(o api.Object) { o.(*api.Endpoints).Subsets[0].Addresses[0].IP = "10.0.0.2" }, 1},
-		{"namespaces", "", namespace("ns1"), func(o api.Object) { o.GetObjectMeta().Labels = map[string]string{"a": "b"} }, 1},
+		{"namespaces", "", namespace("ns1"), func(o api.Object) { api.Meta(o).Labels = map[string]string{"a": "b"} }, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.resource, func(t *testing.T) {
@@ -331,35 +331,35 @@ func TestEveryKindRoundTrips(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := c.obj.GetObjectMeta().Name
+			name := api.Meta(c.obj).Name
 			got, err := r.Get(ctx, c.resource, c.ns, name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.GetObjectMeta().ResourceVersion != created.GetObjectMeta().ResourceVersion || got.GetTypeMeta().Kind == "" {
-				t.Fatalf("get: rv %q kind %q", got.GetObjectMeta().ResourceVersion, got.GetTypeMeta().Kind)
+			if api.Meta(got).ResourceVersion != api.Meta(created).ResourceVersion || api.TypeOf(got).Kind == "" {
+				t.Fatalf("get: rv %q kind %q", api.Meta(got).ResourceVersion, api.TypeOf(got).Kind)
 			}
 			c.change(got)
 			up, err := r.Update(ctx, got)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g := up.GetObjectMeta().Generation; g != c.wantGen {
+			if g := api.Meta(up).Generation; g != c.wantGen {
 				t.Fatalf("generation %d, want %d", g, c.wantGen)
 			}
 			list, err := r.List(ctx, c.resource, c.ns, registry.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if items := list.GetItems(); len(items) != 1 || items[0].GetObjectMeta().ResourceVersion != up.GetObjectMeta().ResourceVersion {
+			if items := list.GetItems(); len(items) != 1 || api.Meta(items[0]).ResourceVersion != api.Meta(up).ResourceVersion {
 				t.Fatalf("list: %d items", len(items))
 			}
 			del, err := r.Delete(ctx, c.resource, c.ns, name, api.DeleteOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			upRV, _ := strconv.ParseInt(up.GetObjectMeta().ResourceVersion, 10, 64)
-			delRV, _ := strconv.ParseInt(del.GetObjectMeta().ResourceVersion, 10, 64)
+			upRV, _ := strconv.ParseInt(api.Meta(up).ResourceVersion, 10, 64)
+			delRV, _ := strconv.ParseInt(api.Meta(del).ResourceVersion, 10, 64)
 			if delRV <= upRV {
 				t.Fatalf("deleted object rv %d, want the deletion's revision (> %d)", delRV, upRV)
 			}

@@ -48,9 +48,9 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 		if err != nil {
 			return nil, err
 		}
-		m := old.GetObjectMeta()
-		if wantUID != "" && m.UID != wantUID {
-			return nil, preconditionFailed(gr, name, "UID", wantUID, m.UID)
+		m := api.Meta(old)
+		if wantUID != "" && string(m.UID) != wantUID {
+			return nil, preconditionFailed(gr, name, "UID", wantUID, string(m.UID))
 		}
 		if wantRV != 0 && wantRV != rev {
 			return nil, preconditionFailed(gr, name, "ResourceVersion", formatRV(wantRV), formatRV(rev))
@@ -77,7 +77,7 @@ func (r *Registry) deleteOnce(ctx context.Context, key store.Key, old api.Object
 			return out, err
 		}
 	}
-	m := old.GetObjectMeta()
+	m := api.Meta(old)
 	// A graceful deletion under way is left to its kubelet, finalizers
 	// and all, as upstream does.
 	if gracePending(m, opts.GracePeriodSeconds) {
@@ -111,7 +111,7 @@ func (r *Registry) deleteOnce(ctx context.Context, key store.Key, old api.Object
 // the finalizers the delete leaves. A delete that changes nothing writes
 // nothing and returns the object as stored.
 func (r *Registry) markDeleting(ctx context.Context, key store.Key, old api.Object, rev int64, grace *int64, graceful bool, finalizers []string) (api.Object, error) {
-	m := old.GetObjectMeta()
+	m := api.Meta(old)
 	changed := !slices.Equal(m.Finalizers, finalizers)
 	m.Finalizers = finalizers
 	now := api.NewTime(r.clock())

@@ -44,7 +44,7 @@ func TestDeleteBoundPodIsGraceful(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a gracefully deleted pod must stay until its kubelet removes it: %v", err)
 	}
-	if got.GetObjectMeta().ResourceVersion != m.ResourceVersion {
+	if api.Meta(got).ResourceVersion != m.ResourceVersion {
 		t.Fatal("Get disagrees with Delete's result")
 	}
 
@@ -55,14 +55,14 @@ func TestDeleteBoundPodIsGraceful(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.GetObjectMeta().ResourceVersion != m.ResourceVersion || rev(t, ctx, r) != before {
+	if api.Meta(again).ResourceVersion != m.ResourceVersion || rev(t, ctx, r) != before {
 		t.Fatal("a repeated delete of a terminating pod wrote")
 	}
 	shorter, err := r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{GracePeriodSeconds: int64p(5)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := shorter.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g != 5 || rev(t, ctx, r) == before {
+	if g := api.Meta(shorter).DeletionGracePeriodSeconds; g == nil || *g != 5 || rev(t, ctx, r) == before {
 		t.Fatalf("a shorter grace period was not stored: %v", g)
 	}
 	m = shorter.(*api.Pod)
@@ -75,7 +75,7 @@ func TestDeleteBoundPodIsGraceful(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if up.GetObjectMeta().DeletionTimestamp == nil {
+	if api.Meta(up).DeletionTimestamp == nil {
 		t.Fatal("an update cleared deletionTimestamp")
 	}
 
@@ -95,7 +95,7 @@ func TestDeleteGracePeriodOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := out.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g != 3 {
+	if g := api.Meta(out).DeletionGracePeriodSeconds; g == nil || *g != 3 {
 		t.Fatalf("deletionGracePeriodSeconds %v, want 3", g)
 	}
 }
@@ -129,8 +129,8 @@ func TestDeleteImmediately(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.GetObjectMeta().Name != "p" || out.GetObjectMeta().DeletionTimestamp != nil {
-				t.Fatalf("returned %q deletionTimestamp %v", out.GetObjectMeta().Name, out.GetObjectMeta().DeletionTimestamp)
+			if api.Meta(out).Name != "p" || api.Meta(out).DeletionTimestamp != nil {
+				t.Fatalf("returned %q deletionTimestamp %v", api.Meta(out).Name, api.Meta(out).DeletionTimestamp)
 			}
 			_, err = r.Get(ctx, "pods", "default", "p")
 			wantReason(t, err, api.StatusReasonNotFound, 404)
@@ -164,7 +164,7 @@ func TestDeletePreconditionsAndOptions(t *testing.T) {
 	bg := api.DeletePropagationBackground
 	_, err = r.Delete(ctx, "deployments", "default", "myapp", api.DeleteOptions{
 		PropagationPolicy: &bg,
-		Preconditions:     &api.Preconditions{ResourceVersion: strp(d.ResourceVersion), UID: strp(d.UID)},
+		Preconditions:     &api.Preconditions{ResourceVersion: strp(d.ResourceVersion), UID: strp(string(d.UID))},
 	})
 	if err != nil {
 		t.Fatal(err)

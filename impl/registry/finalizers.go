@@ -56,7 +56,7 @@ func sameSet(a, b []string) bool {
 // checkNoNewFinalizers refuses an update that adds a finalizer to an
 // object being deleted, with Kubernetes' 422.
 func checkNoNewFinalizers(info api.ResourceInfo, old, next api.Object) error {
-	om, nm := old.GetObjectMeta(), next.GetObjectMeta()
+	om, nm := api.Meta(old), api.Meta(next)
 	if om.DeletionTimestamp == nil {
 		return nil
 	}
@@ -81,8 +81,8 @@ func checkNoNewFinalizers(info api.ResourceInfo, old, next api.Object) error {
 // last finalizer went, and no grace period is left to wait for; a
 // namespace's spec.finalizers must be empty too (namespace.go).
 func deleteAfterUpdate(old, next api.Object) bool {
-	om := old.GetObjectMeta()
-	if om.DeletionTimestamp == nil || len(next.GetObjectMeta().Finalizers) > 0 || namespaceHeld(next) {
+	om := api.Meta(old)
+	if om.DeletionTimestamp == nil || len(api.Meta(next).Finalizers) > 0 || namespaceHeld(next) {
 		return false
 	}
 	return om.DeletionGracePeriodSeconds == nil || *om.DeletionGracePeriodSeconds == 0

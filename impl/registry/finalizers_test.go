@@ -22,18 +22,18 @@ func TestFinalizerHoldsAnObjectUntilAnUpdateRemovesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := out.GetObjectMeta()
+	m := api.Meta(out)
 	if m.DeletionTimestamp == nil || m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds != 0 {
 		t.Fatalf("deletionTimestamp %v grace %v, want set and 0", m.DeletionTimestamp, m.DeletionGracePeriodSeconds)
 	}
 	before := rev(t, ctx, r)
 	again, err := r.Delete(ctx, "replicasets", "default", "held", api.DeleteOptions{})
-	if err != nil || again.GetObjectMeta().ResourceVersion != m.ResourceVersion || rev(t, ctx, r) != before {
+	if err != nil || api.Meta(again).ResourceVersion != m.ResourceVersion || rev(t, ctx, r) != before {
 		t.Fatalf("a repeated delete wrote: %v", err)
 	}
 
 	add := api.DeepCopy(out)
-	add.GetObjectMeta().Finalizers = append(add.GetObjectMeta().Finalizers, "example.com/other")
+	api.Meta(add).Finalizers = append(api.Meta(add).Finalizers, "example.com/other")
 	_, err = r.Update(ctx, add)
 	var se *api.StatusError
 	if !errors.As(err, &se) || se.Status.Code != 422 || se.Status.Details == nil || len(se.Status.Details.Causes) != 1 ||
@@ -48,7 +48,7 @@ func TestFinalizerHoldsAnObjectUntilAnUpdateRemovesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	rm := api.DeepCopy(out)
-	rm.GetObjectMeta().Finalizers = nil
+	api.Meta(rm).Finalizers = nil
 	gone, err := r.Update(ctx, rm)
 	if err != nil {
 		t.Fatal(err)
@@ -56,13 +56,13 @@ func TestFinalizerHoldsAnObjectUntilAnUpdateRemovesIt(t *testing.T) {
 	if _, err := r.Get(ctx, "replicasets", "default", "held"); !api.IsNotFound(err) {
 		t.Fatalf("the object stayed after its last finalizer went: %v", err)
 	}
-	if got := rev(t, ctx, r); got != before+1 || gone.GetObjectMeta().ResourceVersion != strconv.FormatInt(before, 10) {
-		t.Fatalf("revision %d, answer at %s: want the deletion alone after %d, and the update's object at the revision it was judged against", got, gone.GetObjectMeta().ResourceVersion, before)
+	if got := rev(t, ctx, r); got != before+1 || api.Meta(gone).ResourceVersion != strconv.FormatInt(before, 10) {
+		t.Fatalf("revision %d, answer at %s: want the deletion alone after %d, and the update's object at the revision it was judged against", got, api.Meta(gone).ResourceVersion, before)
 	}
-	if fs := gone.GetObjectMeta().Finalizers; len(fs) != 0 || gone.GetObjectMeta().DeletionTimestamp == nil {
-		t.Fatalf("the answer's finalizers %v, deletion timestamp %v: want the update's object", fs, gone.GetObjectMeta().DeletionTimestamp)
+	if fs := api.Meta(gone).Finalizers; len(fs) != 0 || api.Meta(gone).DeletionTimestamp == nil {
+		t.Fatalf("the answer's finalizers %v, deletion timestamp %v: want the update's object", fs, api.Meta(gone).DeletionTimestamp)
 	}
-	if ev := next(t, ch); ev.Type != "DELETED" || !reflect.DeepEqual(ev.Object.GetObjectMeta().Finalizers, []string{"example.com/hold"}) {
+	if ev := next(t, ch); ev.Type != "DELETED" || !reflect.DeepEqual(api.Meta(ev.Object).Finalizers, []string{"example.com/hold"}) {
 		t.Fatalf("watch saw %s %v, want DELETED of the last stored value", ev.Type, ev.Object)
 	}
 }
@@ -88,7 +88,7 @@ func TestDeletePoliciesSwitchTheGCFinalizer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := out.GetObjectMeta().Finalizers; !reflect.DeepEqual(got, step.want) {
+		if got := api.Meta(out).Finalizers; !reflect.DeepEqual(got, step.want) {
 			t.Fatalf("after %s: finalizers %v, want %v", step.policy, got, step.want)
 		}
 	}
@@ -115,11 +115,11 @@ func TestFinalizerOnAGracefulPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := out.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g == 0 {
+	if g := api.Meta(out).DeletionGracePeriodSeconds; g == nil || *g == 0 {
 		t.Fatalf("grace %v, want the pod's", g)
 	}
 	rm := api.DeepCopy(out)
-	rm.GetObjectMeta().Finalizers = nil
+	api.Meta(rm).Finalizers = nil
 	if _, err := r.Update(ctx, rm); err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +152,11 @@ func TestABackgroundDeleteEndsAForegroundPodsWait(t *testing.T) {
 	}
 	fg, bg := api.DeletePropagationForeground, api.DeletePropagationBackground
 	out := del(api.DeleteOptions{PropagationPolicy: &fg})
-	if g := out.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g == 0 || !reflect.DeepEqual(out.GetObjectMeta().Finalizers, []string{"foregroundDeletion"}) {
-		t.Fatalf("foreground delete of a bound pod: grace %v finalizers %v", g, out.GetObjectMeta().Finalizers)
+	if g := api.Meta(out).DeletionGracePeriodSeconds; g == nil || *g == 0 || !reflect.DeepEqual(api.Meta(out).Finalizers, []string{"foregroundDeletion"}) {
+		t.Fatalf("foreground delete of a bound pod: grace %v finalizers %v", g, api.Meta(out).Finalizers)
 	}
 	out = del(api.DeleteOptions{GracePeriodSeconds: int64p(0)})
-	if g := out.GetObjectMeta().DeletionGracePeriodSeconds; g == nil || *g != 0 {
+	if g := api.Meta(out).DeletionGracePeriodSeconds; g == nil || *g != 0 {
 		t.Fatalf("the kubelet's delete left grace %v, want 0 and the pod held", g)
 	}
 	del(api.DeleteOptions{PropagationPolicy: &bg})

@@ -29,15 +29,15 @@ func TestAnUpdateThatEmptiesFinalizersIsOneDeletedEvent(t *testing.T) {
 			}
 			wctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			ch, err := r.Watch(wctx, "replicasets", "default", marked.GetObjectMeta().ResourceVersion)
+			ch, err := r.Watch(wctx, "replicasets", "default", api.Meta(marked).ResourceVersion)
 			if err != nil {
 				t.Fatal(err)
 			}
 
 			rm := api.DeepCopy(marked)
-			rm.GetObjectMeta().Finalizers = nil
+			api.Meta(rm).Finalizers = nil
 			if !conditional {
-				rm.GetObjectMeta().ResourceVersion = ""
+				api.Meta(rm).ResourceVersion = ""
 			}
 			if _, err := r.Update(ctx, rm); err != nil {
 				t.Fatal(err)
@@ -45,10 +45,10 @@ func TestAnUpdateThatEmptiesFinalizersIsOneDeletedEvent(t *testing.T) {
 			mustCreate(t, ctx, r, replicaSet("marker"))
 
 			ev := wantEvent(t, ch, registry.EventDeleted, "held")
-			if fs := ev.Object.GetObjectMeta().Finalizers; !reflect.DeepEqual(fs, []string{"example.com/hold"}) {
+			if fs := api.Meta(ev.Object).Finalizers; !reflect.DeepEqual(fs, []string{"example.com/hold"}) {
 				t.Fatalf("DELETED carries finalizers %v, want the stored object's [example.com/hold]", fs)
 			}
-			stored, _ := strconv.ParseInt(marked.GetObjectMeta().ResourceVersion, 10, 64)
+			stored, _ := strconv.ParseInt(api.Meta(marked).ResourceVersion, 10, 64)
 			if ev.Rev != stored+1 {
 				t.Fatalf("DELETED at %d, want %d: one revision after the stored object's", ev.Rev, stored+1)
 			}

@@ -106,7 +106,7 @@ func mustCreate[T api.Object](t *testing.T, ctx context.Context, r *registry.Reg
 	t.Helper()
 	out, err := r.Create(ctx, obj)
 	if err != nil {
-		t.Fatalf("create %T %q: %v", obj, obj.GetObjectMeta().Name, err)
+		t.Fatalf("create %T %q: %v", obj, api.Meta(obj).Name, err)
 	}
 	return out.(T)
 }

@@ -42,7 +42,7 @@ func (r *Registry) finishWrite(ctx context.Context, p *pendingWrite, so store.Ob
 	if r.recent.wrote(p, so) {
 		return answer(ctx, obj, true)
 	}
-	obj.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+	api.Meta(obj).ResourceVersion = formatRV(so.Rev)
 	return answer(ctx, obj, sharesStored)
 }
 

@@ -34,11 +34,11 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	require.NoError(t, err)
 	require.Same(t, unwatched, out, "handed over, and not copied")
 	require.Nil(t, kept("early"), "with no watch open nothing is kept")
-	require.NotEmpty(t, out.GetObjectMeta().ResourceVersion)
+	require.NotEmpty(t, api.Meta(out).ResourceVersion)
 
 	list, err := r.List(ctx, "pods", "default", ListOptions{})
 	require.NoError(t, err)
-	w, err := r.WatchShared(ctx, "pods", "default", list.GetListMeta().ResourceVersion)
+	w, err := r.WatchShared(ctx, "pods", "default", api.ListMetaOf(list).ResourceVersion)
 	require.NoError(t, err)
 
 	in := newPod("p")
@@ -46,7 +46,7 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	require.NoError(t, err)
 	require.Same(t, in, out)
 	require.Same(t, out, kept("p"), "the answer is the kept object")
-	require.Nil(t, out.GetObjectMeta().Labels, "made what decoding gives: an empty map is left out")
+	require.Nil(t, api.Meta(out).Labels, "made what decoding gives: an empty map is left out")
 	require.Same(t, out, (<-w).Object, "and the watch's")
 
 	running := api.DeepCopy(out).(*api.Pod)
@@ -60,7 +60,7 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	require.NoError(t, err)
 	require.NotSame(t, own, kept("q"), "an answer not handed over is the caller's")
 	require.Equal(t, own, kept("q"))
-	own.GetObjectMeta().Labels = map[string]string{"changed": "by the caller"}
+	api.Meta(own).Labels = map[string]string{"changed": "by the caller"}
 	own.(*api.Pod).Spec.Containers[0].Image = "changed"
 	failed := api.DeepCopy(updated).(*api.Pod)
 	failed.Status.Phase = api.PodFailed
@@ -78,7 +78,7 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ownList, sharedList)
 	for _, item := range ownList.GetItems() {
-		item.GetObjectMeta().Labels = map[string]string{"changed": "by the caller"}
+		api.Meta(item).Labels = map[string]string{"changed": "by the caller"}
 		item.(*api.Pod).Spec.Containers[0].Image = "changed"
 	}
 	requireKeptIntact(t, r)
@@ -101,7 +101,7 @@ func TestAnswersNotHandedOverShareNothingWithKeptObjects(t *testing.T) {
 	_, err = r.Get(ctx, "pods", "default", "p") // keeps the decoded pod
 	require.NoError(t, err)
 	scribbleOn := func(o api.Object) {
-		o.GetObjectMeta().Labels["app"] = "changed by the caller"
+		api.Meta(o).Labels["app"] = "changed by the caller"
 		o.(*api.Pod).Spec.Containers[0].Image = "changed"
 	}
 
@@ -118,11 +118,11 @@ func TestAnswersNotHandedOverShareNothingWithKeptObjects(t *testing.T) {
 
 	pod, err := r.Get(ctx, "pods", "default", "p")
 	require.NoError(t, err)
-	dry, err = r.Bind(WithDryRun(ctx), "default", "p", "n1", pod.GetObjectMeta().ResourceVersion)
+	dry, err = r.Bind(WithDryRun(ctx), "default", "p", "n1", api.Meta(pod).ResourceVersion)
 	require.NoError(t, err)
 	scribbleOn(dry)
 	requireKeptIntact(t, r)
-	bound, err := r.Bind(ctx, "default", "p", "n1", pod.GetObjectMeta().ResourceVersion)
+	bound, err := r.Bind(ctx, "default", "p", "n1", api.Meta(pod).ResourceVersion)
 	require.NoError(t, err)
 	scribbleOn(bound)
 	requireKeptIntact(t, r)

@@ -88,7 +88,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 				return false, err
 			}
 		}
-		if !q.labels.Matches(labels.Set(obj.GetObjectMeta().Labels)) || !matchFields(obj, q.fields) {
+		if !q.labels.Matches(labels.Set(api.Meta(obj).Labels)) || !matchFields(obj, q.fields) {
 			return false, nil
 		}
 		items = append(items, obj)
@@ -104,7 +104,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 	if err := list.SetItems(items); err != nil {
 		return nil, api.NewInternalError(err)
 	}
-	lm := list.GetListMeta()
+	lm := api.ListMetaOf(list)
 	lm.ResourceVersion = formatRV(rev)
 	lm.Continue = cont
 	lm.RemainingItemCount = remaining
@@ -262,8 +262,8 @@ func fieldOf[T api.Object](get func(T) string) fieldGetter {
 
 // metadataFields are selectable on every resource.
 var metadataFields = map[string]fieldGetter{
-	"metadata.name":      func(o api.Object) string { return o.GetObjectMeta().Name },
-	"metadata.namespace": func(o api.Object) string { return o.GetObjectMeta().Namespace },
+	"metadata.name":      func(o api.Object) string { return api.Meta(o).Name },
+	"metadata.namespace": func(o api.Object) string { return api.Meta(o).Namespace },
 }
 
 // selectableFields are the fields beyond metadata each resource can be

@@ -16,7 +16,7 @@ import (
 func names(l api.ListObject) []string {
 	var out []string
 	for _, o := range l.GetItems() {
-		out = append(out, o.GetObjectMeta().Name)
+		out = append(out, api.Meta(o).Name)
 	}
 	return out
 }
@@ -68,35 +68,35 @@ func TestListSelectorsAndPages(t *testing.T) {
 
 	// Pages of 2 web pods: filled to the limit, continuing one snapshot.
 	first := list("", registry.ListOptions{LabelSelector: "app=web", Limit: 2})
-	if got := names(first); !slices.Equal(got, []string{"p0", "p2"}) || first.GetListMeta().Continue == "" {
-		t.Fatalf("page 1 = %v continue %q", got, first.GetListMeta().Continue)
+	if got := names(first); !slices.Equal(got, []string{"p0", "p2"}) || api.ListMetaOf(first).Continue == "" {
+		t.Fatalf("page 1 = %v continue %q", got, api.ListMetaOf(first).Continue)
 	}
 	mustCreate(t, ctx, r, pod("p8", map[string]string{"app": "web"})) // after the snapshot
-	second := list("", registry.ListOptions{LabelSelector: "app=web", Limit: 2, Continue: first.GetListMeta().Continue})
+	second := list("", registry.ListOptions{LabelSelector: "app=web", Limit: 2, Continue: api.ListMetaOf(first).Continue})
 	if got := names(second); !slices.Equal(got, []string{"p4", "p9"}) {
 		t.Fatalf("page 2 = %v, want [p4 p9] from the first page's snapshot", got)
 	}
-	if second.GetListMeta().ResourceVersion != first.GetListMeta().ResourceVersion {
-		t.Fatalf("pages at revisions %s and %s", first.GetListMeta().ResourceVersion, second.GetListMeta().ResourceVersion)
+	if api.ListMetaOf(second).ResourceVersion != api.ListMetaOf(first).ResourceVersion {
+		t.Fatalf("pages at revisions %s and %s", api.ListMetaOf(first).ResourceVersion, api.ListMetaOf(second).ResourceVersion)
 	}
-	if c := second.GetListMeta().Continue; c != "" {
+	if c := api.ListMetaOf(second).Continue; c != "" {
 		third := list("", registry.ListOptions{LabelSelector: "app=web", Limit: 2, Continue: c})
-		if n := names(third); len(n) != 0 || third.GetListMeta().Continue != "" {
-			t.Fatalf("page 3 = %v continue %q, want empty and done", n, third.GetListMeta().Continue)
+		if n := names(third); len(n) != 0 || api.ListMetaOf(third).Continue != "" {
+			t.Fatalf("page 3 = %v continue %q, want empty and done", n, api.ListMetaOf(third).Continue)
 		}
 	}
 
 	// Pages without selectors count what follows them, as kube-apiserver's
 	// remainingItemCount; with selectors the count is left out.
-	if n := first.GetListMeta().RemainingItemCount; n != nil {
+	if n := api.ListMetaOf(first).RemainingItemCount; n != nil {
 		t.Fatalf("a selected page counts %d remaining", *n)
 	}
 	plain := list("default", registry.ListOptions{Limit: 4})
-	if n := plain.GetListMeta().RemainingItemCount; n == nil || *n != 3 { // p4 p5 p8 of p0..p5, p8
+	if n := api.ListMetaOf(plain).RemainingItemCount; n == nil || *n != 3 { // p4 p5 p8 of p0..p5, p8
 		t.Fatalf("remainingItemCount %v, want 3", n)
 	}
-	last := list("default", registry.ListOptions{Limit: 4, Continue: plain.GetListMeta().Continue})
-	if n := last.GetListMeta().RemainingItemCount; n != nil || len(last.GetItems()) != 3 {
+	last := list("default", registry.ListOptions{Limit: 4, Continue: api.ListMetaOf(plain).Continue})
+	if n := api.ListMetaOf(last).RemainingItemCount; n != nil || len(last.GetItems()) != 3 {
 		t.Fatalf("last page: %d items, remainingItemCount %v", len(last.GetItems()), n)
 	}
 	raw, _, err := r.ListRaw(ctx, "pods", "default", registry.ListOptions{Limit: 4})
@@ -105,7 +105,7 @@ func TestListSelectorsAndPages(t *testing.T) {
 	}
 
 	// A list at an older revision sees the older state.
-	old := list("default", registry.ListOptions{ResourceVersion: first.GetListMeta().ResourceVersion})
+	old := list("default", registry.ListOptions{ResourceVersion: api.ListMetaOf(first).ResourceVersion})
 	if slices.Contains(names(old), "p8") {
 		t.Fatal("a list at an older revision sees a later create")
 	}
@@ -142,11 +142,11 @@ func wantEvent(t *testing.T, ch <-chan registry.ObjectEvent, typ, name string) r
 	if ev.Err != nil {
 		t.Fatalf("event error: %v", ev.Err)
 	}
-	if ev.Type != typ || ev.Object.GetObjectMeta().Name != name {
-		t.Fatalf("got %s %s, want %s %s", ev.Type, ev.Object.GetObjectMeta().Name, typ, name)
+	if ev.Type != typ || api.Meta(ev.Object).Name != name {
+		t.Fatalf("got %s %s, want %s %s", ev.Type, api.Meta(ev.Object).Name, typ, name)
 	}
-	if ev.Object.GetObjectMeta().ResourceVersion != strconv.FormatInt(ev.Rev, 10) {
-		t.Fatalf("%s %s: object rv %s, event rev %d", typ, name, ev.Object.GetObjectMeta().ResourceVersion, ev.Rev)
+	if api.Meta(ev.Object).ResourceVersion != strconv.FormatInt(ev.Rev, 10) {
+		t.Fatalf("%s %s: object rv %s, event rev %d", typ, name, api.Meta(ev.Object).ResourceVersion, ev.Rev)
 	}
 	return ev
 }
@@ -181,12 +181,12 @@ func TestWatchEvents(t *testing.T) {
 	}
 
 	ev := wantEvent(t, ch, registry.EventModified, "a")
-	if ev.Object.GetObjectMeta().ResourceVersion != up.GetObjectMeta().ResourceVersion || *ev.Object.(*api.Deployment).Spec.Replicas != 2 {
+	if api.Meta(ev.Object).ResourceVersion != api.Meta(up).ResourceVersion || *ev.Object.(*api.Deployment).Spec.Replicas != 2 {
 		t.Fatal("MODIFIED event does not carry the update")
 	}
 	ev = wantEvent(t, ch, registry.EventDeleted, "a")
-	if ev.Object.GetObjectMeta().ResourceVersion != del.GetObjectMeta().ResourceVersion {
-		t.Fatalf("DELETED at %s, delete returned %s", ev.Object.GetObjectMeta().ResourceVersion, del.GetObjectMeta().ResourceVersion)
+	if api.Meta(ev.Object).ResourceVersion != api.Meta(del).ResourceVersion {
+		t.Fatalf("DELETED at %s, delete returned %s", api.Meta(ev.Object).ResourceVersion, api.Meta(del).ResourceVersion)
 	}
 	wantEvent(t, all, registry.EventAdded, "b")
 	wantEvent(t, all, registry.EventModified, "a")

@@ -85,15 +85,15 @@ func TestDeletingANamespaceOnlyMarksIt(t *testing.T) {
 		t.Fatalf("deleted namespace: deletionTimestamp %v grace %v phase %q finalizers %q, want marked Terminating with no grace period and no finalizers",
 			ns.DeletionTimestamp, ns.DeletionGracePeriodSeconds, ns.Status.Phase, ns.Finalizers)
 	}
-	if cur, err := r.Get(ctx, "deployments", "dev", "api"); err != nil || cur.GetObjectMeta().DeletionTimestamp != nil {
+	if cur, err := r.Get(ctx, "deployments", "dev", "api"); err != nil || api.Meta(cur).DeletionTimestamp != nil {
 		t.Fatalf("the namespace's deployment after the delete: %v, want it there and not deleting", err)
 	}
 	again, err := r.Delete(ctx, "namespaces", "", "dev", api.DeleteOptions{PropagationPolicy: ptr(api.DeletePropagationForeground)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.GetObjectMeta().ResourceVersion != ns.ResourceVersion || len(again.GetObjectMeta().Finalizers) != 0 {
-		t.Fatalf("a second delete wrote: resourceVersion %s finalizers %q, want %s and none", again.GetObjectMeta().ResourceVersion, again.GetObjectMeta().Finalizers, ns.ResourceVersion)
+	if api.Meta(again).ResourceVersion != ns.ResourceVersion || len(api.Meta(again).Finalizers) != 0 {
+		t.Fatalf("a second delete wrote: resourceVersion %s finalizers %q, want %s and none", api.Meta(again).ResourceVersion, api.Meta(again).Finalizers, ns.ResourceVersion)
 	}
 
 	late := pod("late", nil)
@@ -227,7 +227,7 @@ func TestANamespaceFinalizedEarlyGoesOnItsSecondDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.GetObjectMeta().Name != "dev" {
+	if api.Meta(out).Name != "dev" {
 		t.Fatalf("the second delete answered %+v", out)
 	}
 	if _, err := r.Get(ctx, "namespaces", "", "dev"); !api.IsNotFound(err) {

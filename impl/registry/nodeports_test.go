@@ -56,7 +56,7 @@ func TestNodePortAllocation(t *testing.T) {
 	requireInvalid(t, err, "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'")
 
 	edit := nodePortSvc("a", 0, 0) // kubectl replace of a manifest without node ports
-	edit.ResourceVersion = a.GetObjectMeta().ResourceVersion
+	edit.ResourceVersion = api.Meta(a).ResourceVersion
 	a, err = r.Update(ctx, edit)
 	require.NoError(t, err)
 	require.Equal(t, []int32{30000, 30001}, nodePortsOf(a))

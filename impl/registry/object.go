@@ -22,7 +22,7 @@ func encode(obj api.Object) ([]byte, error) {
 			c.APIVersion = info.APIVersion()
 		}
 	}
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	rv := m.ResourceVersion
 	m.ResourceVersion = ""
 	b, err := api.Marshal(obj)
@@ -64,9 +64,7 @@ type unionList struct {
 	Items []api.Object
 }
 
-func (l *unionList) GetTypeMeta() *api.TypeMeta { return &l.TypeMeta }
-func (l *unionList) GetListMeta() *api.ListMeta { return &l.ListMeta }
-func (l *unionList) GetItems() []api.Object     { return l.Items }
+func (l *unionList) GetItems() []api.Object { return l.Items }
 func (l *unionList) SetItems(objs []api.Object) error {
 	l.Items = objs
 	return nil
@@ -79,14 +77,14 @@ func decode(resource string, value []byte, rev int64) (api.Object, error) {
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
-	tm := *obj.GetTypeMeta()
+	tm := *api.TypeOf(obj)
 	if err := json.Unmarshal(value, obj); err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("registry: decode stored %s: %w", resource, err))
 	}
 	if tm.Kind != "" { // not a custom resource whose CRD went: its value names its kind
-		*obj.GetTypeMeta() = tm
+		*api.TypeOf(obj) = tm
 	}
-	obj.GetObjectMeta().ResourceVersion = formatRV(rev)
+	api.Meta(obj).ResourceVersion = formatRV(rev)
 	return obj, nil
 }
 

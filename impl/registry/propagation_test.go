@@ -46,7 +46,7 @@ func TestDeletePropagationPolicies(t *testing.T) {
 				if err != nil {
 					t.Fatalf("the owner went at once: %v", err)
 				}
-				m := owner.GetObjectMeta()
+				m := api.Meta(owner)
 				if m.DeletionTimestamp == nil || !reflect.DeepEqual(m.Finalizers, tc.finalizers) {
 					t.Fatalf("owner deletionTimestamp %v finalizers %v, want set and %v", m.DeletionTimestamp, m.Finalizers, tc.finalizers)
 				}
@@ -59,8 +59,8 @@ func TestDeletePropagationPolicies(t *testing.T) {
 				t.Fatalf("%d pods left, want the 2 the garbage collector has yet to act on", n)
 			}
 			for _, o := range list.GetItems() {
-				if len(o.GetObjectMeta().OwnerReferences) != 1 || o.GetObjectMeta().DeletionTimestamp != nil {
-					t.Errorf("pod %s changed by its owner's delete", o.GetObjectMeta().Name)
+				if len(api.Meta(o).OwnerReferences) != 1 || api.Meta(o).DeletionTimestamp != nil {
+					t.Errorf("pod %s changed by its owner's delete", api.Meta(o).Name)
 				}
 			}
 		})

@@ -82,8 +82,8 @@ func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) *pe
 	}
 	// What decode sets: the resource's kind, and the revision as
 	// resourceVersion, which encode leaves out of the value.
-	*obj.GetTypeMeta() = api.TypeMeta{Kind: info.Kind, APIVersion: info.APIVersion()}
-	obj.GetObjectMeta().ResourceVersion = ""
+	*api.TypeOf(obj) = api.TypeMeta{Kind: info.Kind, APIVersion: info.APIVersion()}
+	api.Meta(obj).ResourceVersion = ""
 	p := &pendingWrite{key: k, value: value, obj: obj}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -135,7 +135,7 @@ func (c *recentValues) settleLocked(so store.Object) api.Object {
 		return nil
 	}
 	delete(c.writing, so.Key)
-	w.obj.GetObjectMeta().ResourceVersion = formatRV(so.Rev)
+	api.Meta(w.obj).ResourceVersion = formatRV(so.Rev)
 	w.settled = true
 	checkKept(so, w.obj)
 	if v, ok := c.m[so.Key]; !ok || v.Rev <= so.Rev {

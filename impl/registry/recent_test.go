@@ -26,7 +26,7 @@ func TestRecentValuesServeUpdatesAndStayCorrect(t *testing.T) {
 	created, err := r.Create(ctx, pod)
 	require.NoError(t, err)
 	key := store.Key{Resource: "pods", Namespace: "default", Name: "p"}
-	rev, err := parseRV(created.GetObjectMeta().ResourceVersion)
+	rev, err := parseRV(api.Meta(created).ResourceVersion)
 	require.NoError(t, err)
 	_, hit := r.recent.at(key, rev)
 	require.True(t, hit, "a create is remembered")
@@ -36,7 +36,7 @@ func TestRecentValuesServeUpdatesAndStayCorrect(t *testing.T) {
 	updated, err := r.UpdateStatus(ctx, running)
 	require.NoError(t, err)
 	require.Equal(t, api.PodRunning, updated.(*api.Pod).Status.Phase)
-	rev, err = parseRV(updated.GetObjectMeta().ResourceVersion)
+	rev, err = parseRV(api.Meta(updated).ResourceVersion)
 	require.NoError(t, err)
 	remembered, hit := r.recent.at(key, rev)
 	require.True(t, hit, "an update is remembered")
@@ -50,7 +50,7 @@ func TestRecentValuesServeUpdatesAndStayCorrect(t *testing.T) {
 	require.True(t, api.IsConflict(err), "the CAS catches the write made behind the registry: %v", err)
 
 	fresh := api.DeepCopy(stale)
-	fresh.GetObjectMeta().ResourceVersion = formatRV(behind)
+	api.Meta(fresh).ResourceVersion = formatRV(behind)
 	_, hit = r.recent.at(key, behind)
 	require.False(t, hit)
 	out, err := r.UpdateStatus(ctx, fresh)
@@ -94,21 +94,21 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 		return r.recent.m[key].decoded
 	}
 	require.Nil(t, kept(), "with no watch open, a write keeps its bytes only")
-	w, err := r.Watch(ctx, "pods", "default", created.GetObjectMeta().ResourceVersion)
+	w, err := r.Watch(ctx, "pods", "default", api.Meta(created).ResourceVersion)
 	require.NoError(t, err)
 	relabelled := api.DeepCopy(created)
-	relabelled.GetObjectMeta().Labels["app"] = "a2"
+	api.Meta(relabelled).Labels["app"] = "a2"
 	created, err = r.Update(ctx, relabelled)
 	require.NoError(t, err)
 	require.NotNil(t, kept(), "with a watch open, a write keeps the object it wrote, as decoding would give it")
-	require.Equal(t, created.GetObjectMeta().ResourceVersion, (<-w).Object.GetObjectMeta().ResourceVersion)
+	require.Equal(t, api.Meta(created).ResourceVersion, api.Meta((<-w).Object).ResourceVersion)
 	r.recent.forget(key)
 
 	first, err := r.Get(ctx, "pods", "default", "p")
 	require.NoError(t, err)
 	require.NotNil(t, kept(), "a read keeps its decoded object")
 	want := api.DeepCopy(first)
-	first.GetObjectMeta().Labels["app"] = "changed by the caller"
+	api.Meta(first).Labels["app"] = "changed by the caller"
 	first.(*api.Pod).Spec.Containers[0].Image = "changed"
 	second, err := r.Get(ctx, "pods", "default", "p")
 	require.NoError(t, err)
@@ -123,7 +123,7 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 	_, err = r.Get(ctx, "pods", "default", "p")
 	require.NoError(t, err)
 	relabelled = api.DeepCopy(updated)
-	relabelled.GetObjectMeta().Labels["app"] = "b"
+	api.Meta(relabelled).Labels["app"] = "b"
 	second, err = r.Update(ctx, relabelled)
 	require.NoError(t, err)
 	_, err = r.Get(ctx, "pods", "default", "p")
@@ -134,7 +134,7 @@ func TestRecentValuesKeepDecodedCopies(t *testing.T) {
 	require.True(t, api.IsInvalid(err), "%v", err)
 	requireKeptIntact(t, r) // a refused update leaves the kept object in place
 
-	w, err = r.Watch(ctx, "pods", "default", second.GetObjectMeta().ResourceVersion)
+	w, err = r.Watch(ctx, "pods", "default", api.Meta(second).ResourceVersion)
 	require.NoError(t, err)
 	_, err = r.Delete(ctx, "pods", "default", "p", api.DeleteOptions{})
 	require.NoError(t, err)
@@ -171,7 +171,7 @@ func TestBindFromRecentValuesFollowsTheNode(t *testing.T) {
 		p, err := r.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
 			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
 		require.NoError(t, err)
-		pods[name] = p.GetObjectMeta().ResourceVersion
+		pods[name] = api.Meta(p).ResourceVersion
 	}
 
 	setReady(other, api.ConditionFalse)
@@ -236,7 +236,7 @@ func TestWatchSharedHandsOutTheKeptObject(t *testing.T) {
 	r := New(Config{Store: storetest.Store(t)})
 	list, err := r.List(ctx, "pods", "default", ListOptions{})
 	require.NoError(t, err)
-	from := list.GetListMeta().ResourceVersion
+	from := api.ListMetaOf(list).ResourceVersion
 	shared, err := r.WatchShared(ctx, "pods", "default", from)
 	require.NoError(t, err)
 	plain, err := r.Watch(ctx, "pods", "default", from)

@@ -161,7 +161,7 @@ func infoOf(obj api.Object) (api.ResourceInfo, error) {
 		// One Go type for every custom kind: its info is its kind's.
 		info, ok := api.ResourceFor(obj)
 		if !ok {
-			return api.ResourceInfo{}, api.NewBadRequest(fmt.Sprintf("registry: %s is not a served kind", obj.GetTypeMeta().Kind))
+			return api.ResourceInfo{}, api.NewBadRequest(fmt.Sprintf("registry: %s is not a served kind", api.TypeOf(obj).Kind))
 		}
 		return info, nil
 	}

@@ -86,7 +86,7 @@ func decodeProtobuf(value []byte, rev int64) (api.Object, []byte, error) {
 // running pod, and a LIST's rendering of one stored value, per format.
 func BenchmarkStoredPod(b *testing.B) {
 	obj := benchPodObject(b)
-	tm := *obj.GetTypeMeta()
+	tm := *api.TypeOf(obj)
 	b.Run("json/write+read", func(b *testing.B) {
 		var v []byte
 		for b.Loop() {

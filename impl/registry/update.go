@@ -49,7 +49,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 	}
 	in = ownCopy(ctx, in)
 	api.Default(in)
-	m := in.GetObjectMeta()
+	m := api.Meta(in)
 	if _, _, err := objectScope(info.Resource, m.Namespace); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 			}
 		}
 		if fn := managedFieldsOf(ctx); fn != nil && subresource != "finalize" {
-			next.GetObjectMeta().ManagedFields = fn(old, in)
+			api.Meta(next).ManagedFields = fn(old, in)
 		}
 		keepClusterIP(old, next)
 		dropTypeDependentFields(old, next)
@@ -119,7 +119,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return nil, storeError(ctx, err, info.GroupResource(), m.Name)
 			}
-			next.GetObjectMeta().ResourceVersion = formatRV(rev)
+			api.Meta(next).ResourceVersion = formatRV(rev)
 			return answer(ctx, next, status), nil
 		}
 		value, err := encode(next)
@@ -130,7 +130,7 @@ func (r *Registry) update(ctx context.Context, in api.Object, subresource string
 			return answer(ctx, old, true), nil
 		}
 		if IsDryRun(ctx) {
-			next.GetObjectMeta().ResourceVersion = formatRV(rev)
+			api.Meta(next).ResourceVersion = formatRV(rev)
 			return answer(ctx, next, status), nil
 		}
 		pending := r.startWrite(key, value, next)
@@ -172,12 +172,12 @@ func mergeUpdate(info api.ResourceInfo, old, in api.Object, status bool) api.Obj
 			// Upstream's deployment status strategy resets only the spec
 			// and labels: the deployment controller writes the revision
 			// annotation with the status.
-			d.Annotations = maps.Clone(in.GetObjectMeta().Annotations)
+			d.Annotations = maps.Clone(api.Meta(in).Annotations)
 		}
 		return next
 	}
 	next := api.DeepCopy(in)
-	nm, om := next.GetObjectMeta(), old.GetObjectMeta()
+	nm, om := api.Meta(next), api.Meta(old)
 	// uid and creationTimestamp left empty mean "not sent"; sent ones are
 	// checked against the stored ones by ValidateUpdate.
 	if nm.UID == "" {

@@ -57,7 +57,7 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 			return nil, err
 		}
 		initial = list.GetItems()
-		from, _ = parseRV(list.GetListMeta().ResourceVersion)
+		from, _ = parseRV(api.ListMetaOf(list).ResourceVersion)
 	} else if from, err = parseRV(resourceVersion); err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 			}
 		}
 		for _, obj := range initial {
-			rev, _ := parseRV(obj.GetObjectMeta().ResourceVersion)
+			rev, _ := parseRV(api.Meta(obj).ResourceVersion)
 			if !send(ObjectEvent{Type: EventAdded, Object: obj, Rev: rev}) {
 				return
 			}
@@ -127,7 +127,7 @@ func (r *Registry) translate(ctx context.Context, info api.ResourceInfo, sev sto
 		// etcd had no previous value to give: name the object at least.
 		obj, err = newObject(resource)
 		if err == nil {
-			m := obj.GetObjectMeta()
+			m := api.Meta(obj)
 			m.Name, m.Namespace, m.ResourceVersion = o.Key.Name, o.Key.Namespace, formatRV(o.Rev)
 		}
 	} else if sev.Type == store.Deleted {

@@ -107,7 +107,7 @@ func (o *ordinal) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	for _, obj := range o.pods.List() {
 		p := obj.(*api.Pod)
 		n, err := strconv.Atoi(strings.TrimPrefix(p.Name, rs.Name+"-"))
-		if err == nil && strings.HasPrefix(p.Name, rs.Name+"-") && replicaset.ControlledBy(p.OwnerReferences, rs.UID) {
+		if err == nil && strings.HasPrefix(p.Name, rs.Name+"-") && replicaset.ControlledBy(p.OwnerReferences, string(rs.UID)) {
 			owned[n] = p
 		}
 	}

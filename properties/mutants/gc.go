@@ -47,9 +47,9 @@ func (g *apiGC) Reconcile(ctx context.Context, req controller.Request) (controll
 	if !ok {
 		return controller.Result{}, nil
 	}
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	if m.DeletionTimestamp != nil && (slices.Contains(m.Finalizers, model.FinalizerOrphan) || slices.Contains(m.Finalizers, model.FinalizerForeground)) {
-		return controller.Result{}, g.finish(ctx, ref, req.Namespace, m.UID)
+		return controller.Result{}, g.finish(ctx, ref, req.Namespace, string(m.UID))
 	}
 	if m.DeletionTimestamp != nil {
 		return controller.Result{}, nil
@@ -59,12 +59,12 @@ func (g *apiGC) Reconcile(ctx context.Context, req controller.Request) (controll
 	if !ok || !known {
 		return controller.Result{}, nil
 	}
-	if cur, ok := get[api.Object](g.cache(kind), controller.Request{Namespace: req.Namespace, Name: owner.Name}); ok && cur.GetObjectMeta().UID == owner.UID {
+	if cur, ok := get[api.Object](g.cache(kind), controller.Request{Namespace: req.Namespace, Name: owner.Name}); ok && api.Meta(cur).UID == owner.UID {
 		return controller.Result{}, nil
 	}
 	if !g.trustCache {
 		cur, err := g.client.Get(ctx, kind.Resource(), req.Namespace, owner.Name)
-		if err == nil && cur.GetObjectMeta().UID == owner.UID {
+		if err == nil && api.Meta(cur).UID == owner.UID {
 			return controller.Result{}, nil
 		}
 		if err != nil && !api.IsNotFound(err) {
@@ -79,7 +79,7 @@ func (g *apiGC) Reconcile(ctx context.Context, req controller.Request) (controll
 // its finalizer: at once for orphan, once none is left for foreground.
 func (g *apiGC) finish(ctx context.Context, ref model.Ref, ns, uid string) error {
 	owner, err := g.client.Get(ctx, ref.Kind.Resource(), ns, ref.Name)
-	if err != nil || owner.GetObjectMeta().UID != uid {
+	if err != nil || string(api.Meta(owner).UID) != uid {
 		return ignoreNotFound(err)
 	}
 	deps := map[string][]api.Object{} // owner UID -> dependents
@@ -94,11 +94,11 @@ func (g *apiGC) finish(ctx context.Context, ref model.Ref, ns, uid string) error
 			}
 		}
 	}
-	om := owner.GetObjectMeta()
+	om := api.Meta(owner)
 	if slices.Contains(om.Finalizers, model.FinalizerOrphan) {
 		for _, d := range deps[uid] {
-			dm := d.GetObjectMeta()
-			dm.OwnerReferences = slices.DeleteFunc(dm.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == uid })
+			dm := api.Meta(d)
+			dm.OwnerReferences = slices.DeleteFunc(dm.OwnerReferences, func(r api.OwnerReference) bool { return string(r.UID) == uid })
 			if _, err := g.client.Update(ctx, d); err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ func (g *apiGC) finish(ctx context.Context, ref model.Ref, ns, uid string) error
 	}
 	left := 0
 	for _, d := range deps[uid] {
-		dm := d.GetObjectMeta()
+		dm := api.Meta(d)
 		if dm.DeletionTimestamp != nil {
 			if !g.forgetTerminating {
 				left++
@@ -116,7 +116,7 @@ func (g *apiGC) finish(ctx context.Context, ref model.Ref, ns, uid string) error
 		}
 		left++
 		opts := precondition(d)
-		if len(deps[dm.UID]) > 0 {
+		if len(deps[string(dm.UID)]) > 0 {
 			fg := api.DeletePropagationForeground
 			opts.PropagationPolicy = &fg
 		}
@@ -132,7 +132,7 @@ func (g *apiGC) finish(ctx context.Context, ref model.Ref, ns, uid string) error
 }
 
 func (g *apiGC) dropFinalizer(ctx context.Context, owner api.Object, f string) error {
-	m := owner.GetObjectMeta()
+	m := api.Meta(owner)
 	m.Finalizers = slices.DeleteFunc(slices.Clone(m.Finalizers), func(x string) bool { return x == f })
 	_, err := g.client.Update(ctx, owner)
 	return ignoreNotFound(err)

@@ -78,7 +78,7 @@ func (a *annotator) Reconcile(ctx context.Context, req controller.Request) (cont
 	if a.write == writesStaleCopy {
 		// The bug: the cached copy, made to pass the CAS.
 		next = api.DeepCopy(cached)
-		next.ResourceVersion = live.GetObjectMeta().ResourceVersion
+		next.ResourceVersion = api.Meta(live).ResourceVersion
 	}
 	stamp(next, gen)
 	_, err = a.client.Update(ctx, next)

@@ -231,7 +231,7 @@ var Elusive = []Mutant{
 
 // controllerRef is the controller ownerReference of obj, if any.
 func controllerRef(obj api.Object) (api.OwnerReference, bool) {
-	for _, ref := range obj.GetObjectMeta().OwnerReferences {
+	for _, ref := range api.Meta(obj).OwnerReferences {
 		if ref.Controller != nil && *ref.Controller {
 			return ref, true
 		}
@@ -254,6 +254,6 @@ func get[T api.Object](c *controller.Cache, req controller.Request) (T, bool) {
 }
 
 func precondition(obj api.Object) api.DeleteOptions {
-	rv := obj.GetObjectMeta().ResourceVersion
+	rv := api.Meta(obj).ResourceVersion
 	return api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &rv}}
 }

@@ -43,7 +43,7 @@ func (n *apiNamespaceController) Reconcile(ctx context.Context, req controller.R
 			return controller.Result{}, err
 		}
 		for _, o := range l.GetItems() {
-			m := o.GetObjectMeta()
+			m := api.Meta(o)
 			if m.DeletionTimestamp != nil {
 				continue // the bug: being deleted is taken for gone
 			}

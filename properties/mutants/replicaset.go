@@ -42,10 +42,10 @@ func (r *replicaSets) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		return ctrl.Result{}, nil
 	}
 	if r.edge != nil {
-		if r.edge[rs.UID] {
+		if r.edge[string(rs.UID)] {
 			return ctrl.Result{}, nil
 		}
-		r.edge[rs.UID] = true
+		r.edge[string(rs.UID)] = true
 	}
 	pods := replicaset.ActivePods(r.pods, rs)
 	want := 0

@@ -37,7 +37,7 @@ func (r *countsTerminating) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	var pods, active []*api.Pod
 	for _, o := range r.pods.List() {
-		if p := o.(*api.Pod); example.ControlledBy(p.OwnerReferences, rs.UID) {
+		if p := o.(*api.Pod); example.ControlledBy(p.OwnerReferences, string(rs.UID)) {
 			pods = append(pods, p) // the bug: terminating pods count
 			if p.DeletionTimestamp == nil {
 				active = append(active, p)
@@ -57,7 +57,7 @@ func (r *countsTerminating) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			if err != nil {
 				return ctrl.Result{}, err
 			}
-			wrote[p.GetObjectMeta().Name] = example.RevOf(p)
+			wrote[api.Meta(p).Name] = example.RevOf(p)
 		}
 	case diff < 0:
 		for _, p := range example.DeletionOrder(active)[:min(-diff, len(active))] {

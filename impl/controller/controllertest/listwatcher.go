@@ -57,7 +57,7 @@ func (f *FakeListWatcher) Put(resource string, obj api.Object) int64 {
 	defer f.mu.Unlock()
 	f.rev++
 	o := api.DeepCopy(obj)
-	o.GetObjectMeta().ResourceVersion = strconv.FormatInt(f.rev, 10)
+	api.Meta(o).ResourceVersion = strconv.FormatInt(f.rev, 10)
 	byKey := f.objs[resource]
 	if byKey == nil {
 		byKey = map[string]api.Object{}
@@ -86,7 +86,7 @@ func (f *FakeListWatcher) Delete(resource, namespace, name string) (int64, bool)
 	f.rev++
 	delete(f.objs[resource], k)
 	o := api.DeepCopy(old)
-	o.GetObjectMeta().ResourceVersion = strconv.FormatInt(f.rev, 10)
+	api.Meta(o).ResourceVersion = strconv.FormatInt(f.rev, 10)
 	f.publishLocked(resource, controller.ListWatchEvent{Type: controller.Deleted, Object: o, Rev: f.rev})
 	return f.rev, true
 }
@@ -168,18 +168,18 @@ func (f *FakeListWatcher) List(_ context.Context, resource, namespace string, op
 	}
 	var items []api.Object
 	for _, o := range f.objs[resource] {
-		if namespace == "" || o.GetObjectMeta().Namespace == namespace {
+		if namespace == "" || api.Meta(o).Namespace == namespace {
 			items = append(items, api.DeepCopy(o))
 		}
 	}
 	slices.SortFunc(items, func(a, b api.Object) int {
-		am, bm := a.GetObjectMeta(), b.GetObjectMeta()
+		am, bm := api.Meta(a), api.Meta(b)
 		return cmp.Or(cmp.Compare(am.Namespace, bm.Namespace), cmp.Compare(am.Name, bm.Name))
 	})
 	if err := l.SetItems(items); err != nil {
 		return nil, err
 	}
-	l.GetListMeta().ResourceVersion = strconv.FormatInt(f.rev, 10)
+	api.ListMetaOf(l).ResourceVersion = strconv.FormatInt(f.rev, 10)
 	return l, nil
 }
 
@@ -278,7 +278,7 @@ type fakeWatch struct {
 }
 
 func (w *fakeWatch) matches(resource string, obj api.Object) bool {
-	return resource == w.resource && (w.namespace == "" || obj.GetObjectMeta().Namespace == w.namespace)
+	return resource == w.resource && (w.namespace == "" || api.Meta(obj).Namespace == w.namespace)
 }
 
 func (w *fakeWatch) push(ev controller.ListWatchEvent) {
