@@ -142,7 +142,7 @@ func (c *controllers) settle(tb testing.TB) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		for _, o := range l.GetItems() {
+		for _, o := range api.Items(l) {
 			c.known[api.Meta(o).Name] = true
 		}
 		for name := range c.known {
@@ -184,7 +184,7 @@ func (c *controllers) restoreWidgets(tb testing.TB) {
 	default:
 		for range 10 {
 			if l, err := c.reg.List(ctx, "widgets", "", registry.ListOptions{}); err == nil {
-				for _, o := range l.GetItems() {
+				for _, o := range api.Items(l) {
 					if len(api.Meta(o).Finalizers) > 0 {
 						api.Meta(o).Finalizers = nil
 						_, _ = c.reg.Update(ctx, o) // a conflict is tried again

@@ -6,31 +6,13 @@ import (
 )
 
 // Deployment is apps/v1 Deployment.
-type Deployment struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       DeploymentSpec   `json:"spec,omitempty"`
-	Status     DeploymentStatus `json:"status,omitempty"`
-}
+type Deployment = appsv1.Deployment
 
 // DeploymentList is apps/v1 DeploymentList.
-type DeploymentList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Deployment `json:"items"`
-}
+type DeploymentList = appsv1.DeploymentList
 
 // DeploymentSpec is the desired state of a deployment.
-type DeploymentSpec struct {
-	Replicas                *int32             `json:"replicas,omitempty"`
-	Selector                *LabelSelector     `json:"selector"`
-	Template                PodTemplateSpec    `json:"template"`
-	Strategy                DeploymentStrategy `json:"strategy,omitempty"`
-	MinReadySeconds         int32              `json:"minReadySeconds,omitempty"`
-	RevisionHistoryLimit    *int32             `json:"revisionHistoryLimit,omitempty"`
-	Paused                  bool               `json:"paused,omitempty"`
-	ProgressDeadlineSeconds *int32             `json:"progressDeadlineSeconds,omitempty"`
-}
+type DeploymentSpec = appsv1.DeploymentSpec
 
 // Deployment condition types.
 const (
@@ -40,36 +22,17 @@ const (
 )
 
 // ReplicaSet is apps/v1 ReplicaSet.
-type ReplicaSet struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       ReplicaSetSpec   `json:"spec,omitempty"`
-	Status     ReplicaSetStatus `json:"status,omitempty"`
-}
+type ReplicaSet = appsv1.ReplicaSet
 
 // ReplicaSetList is apps/v1 ReplicaSetList.
-type ReplicaSetList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []ReplicaSet `json:"items"`
-}
+type ReplicaSetList = appsv1.ReplicaSetList
 
 // ReplicaSetSpec is the desired state of a replica set.
-type ReplicaSetSpec struct {
-	Replicas        *int32          `json:"replicas,omitempty"`
-	MinReadySeconds int32           `json:"minReadySeconds,omitempty"`
-	Selector        *LabelSelector  `json:"selector"`
-	Template        PodTemplateSpec `json:"template,omitempty"`
-}
+type ReplicaSetSpec = appsv1.ReplicaSetSpec
 
 // Scale is autoscaling/v1 Scale, the body of the scale subresource of
 // deployments and replicasets.
-type Scale struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       ScaleSpec   `json:"spec,omitempty"`
-	Status     ScaleStatus `json:"status,omitempty"`
-}
+type Scale = autoscalingv1.Scale
 
 // The parts of deployments, replica sets and scales are k8s.io/api's own
 // types, but for the specs that hold a pod template.

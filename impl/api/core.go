@@ -5,71 +5,32 @@ import (
 )
 
 // Node is core/v1 Node (cluster-scoped).
-type Node struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       NodeSpec   `json:"spec,omitempty"`
-	Status     NodeStatus `json:"status,omitempty"`
-}
+type Node = corev1.Node
 
 // NodeList is core/v1 NodeList.
-type NodeList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Node `json:"items"`
-}
+type NodeList = corev1.NodeList
 
 // Service is core/v1 Service.
-type Service struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       ServiceSpec   `json:"spec,omitempty"`
-	Status     ServiceStatus `json:"status,omitempty"`
-}
+type Service = corev1.Service
 
 // ServiceList is core/v1 ServiceList.
-type ServiceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Service `json:"items"`
-}
+type ServiceList = corev1.ServiceList
 
 // Endpoints is core/v1 Endpoints: the addresses behind a service.
-type Endpoints struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Subsets    []EndpointSubset `json:"subsets,omitempty"`
-}
+type Endpoints = corev1.Endpoints
 
 // EndpointsList is core/v1 EndpointsList.
-type EndpointsList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Endpoints `json:"items"`
-}
+type EndpointsList = corev1.EndpointsList
 
 // Namespace is core/v1 Namespace (cluster-scoped).
-type Namespace struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       NamespaceSpec   `json:"spec,omitempty"`
-	Status     NamespaceStatus `json:"status,omitempty"`
-}
+type Namespace = corev1.Namespace
 
 // NamespaceList is core/v1 NamespaceList.
-type NamespaceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Namespace `json:"items"`
-}
+type NamespaceList = corev1.NamespaceList
 
 // Binding is core/v1 Binding: the scheduler posts one to pods/binding to
 // set a pod's node.
-type Binding struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Target     ObjectReference `json:"target"`
-}
+type Binding = corev1.Binding
 
 // The parts of nodes, services, endpoints and namespaces are k8s.io/api's
 // own types.

@@ -5,25 +5,13 @@ import (
 )
 
 // Pod is core/v1 Pod.
-type Pod struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec   `json:"spec,omitempty"`
-	Status     PodStatus `json:"status,omitempty"`
-}
+type Pod = corev1.Pod
 
 // PodList is core/v1 PodList.
-type PodList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Pod `json:"items"`
-}
+type PodList = corev1.PodList
 
 // PodTemplateSpec is the pod a workload stamps out.
-type PodTemplateSpec struct {
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec `json:"spec,omitempty"`
-}
+type PodTemplateSpec = corev1.PodTemplateSpec
 
 // A pod's parts are k8s.io/api's own types; only the kinds themselves
 // (which carry converge's ObjectMeta) are converge's.

@@ -30,13 +30,7 @@ type CustomResourceDefinitionList struct {
 	Items    []CustomResourceDefinition `json:"items"`
 }
 
-func (l *CustomResourceDefinitionList) GetItems() []Object {
-	return itemPointers[CustomResourceDefinition](l.Items)
-}
-func (l *CustomResourceDefinitionList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[CustomResourceDefinition](objs)
-	return err
-}
+
 
 // APIExtensionsGroup is the group of CustomResourceDefinitions.
 const APIExtensionsGroup = "apiextensions.k8s.io"

@@ -33,11 +33,6 @@ type CustomObjectList struct {
 	Items    []CustomObject `json:"items"`
 }
 
-func (l *CustomObjectList) GetItems() []Object { return itemPointers[CustomObject](l.Items) }
-func (l *CustomObjectList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[CustomObject](objs)
-	return err
-}
 
 // MarshalJSON writes kind, apiVersion and metadata first, as every stored
 // value begins (the registry splices resourceVersions in there), then the

@@ -8,28 +8,11 @@ import (
 // successor of Endpoints that kube-proxy and DNS read upstream. Its body
 // is k8s.io/api's: an address type, endpoints and ports at the top
 // level, with no spec or status.
-type EndpointSlice struct {
-	TypeMeta    `json:",inline"`
-	ObjectMeta  `json:"metadata,omitempty"`
-	AddressType discoveryv1.AddressType `json:"addressType"`
-	// Endpoints and ports are not omitempty, as upstream serves them
-	// (an empty slice reads back "endpoints: null").
-	Endpoints []discoveryv1.Endpoint     `json:"endpoints"`
-	Ports     []discoveryv1.EndpointPort `json:"ports"`
-}
+type EndpointSlice = discoveryv1.EndpointSlice
 
 // EndpointSliceList is discovery.k8s.io/v1 EndpointSliceList.
-type EndpointSliceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []EndpointSlice `json:"items"`
-}
+type EndpointSliceList = discoveryv1.EndpointSliceList
 
-func (l *EndpointSliceList) GetItems() []Object { return itemPointers[EndpointSlice](l.Items) }
-func (l *EndpointSliceList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[EndpointSlice](objs)
-	return err
-}
 
 var (
 	_ Object     = (*EndpointSlice)(nil)

@@ -4,25 +4,7 @@ import corev1 "k8s.io/api/core/v1"
 
 // Event is core/v1 Event: a report of something a component did to an
 // object, as kubectl describe and kubectl get events show them.
-type Event struct {
-	TypeMeta       `json:",inline"`
-	ObjectMeta     `json:"metadata"`
-	InvolvedObject ObjectReference `json:"involvedObject"`
-	Reason         string          `json:"reason,omitempty"`
-	Message        string          `json:"message,omitempty"`
-	Source         EventSource     `json:"source,omitempty"`
-	FirstTimestamp Time            `json:"firstTimestamp,omitempty"`
-	LastTimestamp  Time            `json:"lastTimestamp,omitempty"`
-	Count          int32           `json:"count,omitempty"`
-	// Type is Normal or Warning.
-	Type                string           `json:"type,omitempty"`
-	EventTime           MicroTime        `json:"eventTime,omitempty"`
-	Series              *EventSeries     `json:"series,omitempty"`
-	Action              string           `json:"action,omitempty"`
-	Related             *ObjectReference `json:"related,omitempty"`
-	ReportingController string           `json:"reportingComponent"`
-	ReportingInstance   string           `json:"reportingInstance"`
-}
+type Event = corev1.Event
 
 // An Event's parts are k8s.io/api's own types.
 type (
@@ -31,11 +13,7 @@ type (
 )
 
 // EventList is core/v1 EventList.
-type EventList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Event `json:"items"`
-}
+type EventList = corev1.EventList
 
 // Event types.
 const (

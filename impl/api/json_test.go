@@ -172,7 +172,7 @@ func TestWatchEventAndDeleteOptionsJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Foreground",
 		"preconditions":{"uid":"u1","resourceVersion":"7"},"gracePeriodSeconds":0,"dryRun":["All"]}`), &opts))
 	assert.Equal(t, DeletePropagationForeground, *opts.PropagationPolicy)
-	assert.Equal(t, "u1", *opts.Preconditions.UID)
+	assert.EqualValues(t, "u1", *opts.Preconditions.UID)
 	assert.Equal(t, int64(0), *opts.GracePeriodSeconds)
 	assert.Equal(t, []string{"All"}, opts.DryRun)
 }

@@ -1,99 +1,68 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+	"sync"
+)
 
-// itemPointers returns pointers into items, so generic code can read and
-// write a typed list's elements.
-func itemPointers[T any, PT interface {
-	*T
-	Object
-}](items []T) []Object {
-	out := make([]Object, len(items))
-	for i := range items {
-		out[i] = PT(&items[i])
+// Lists are k8s.io/api's own types, which have no methods to reach their
+// items: Items and SetItems reach the Items field of any list. A list
+// whose items are not a slice of one kind (the registry's union of
+// kinds, a custom resource's list) has methods of its own, which they
+// call instead.
+
+type itemsGetter interface{ GetItems() []Object }
+
+type itemsSetter interface{ SetItems([]Object) error }
+
+// itemsFields caches, per list type, the index of its Items field.
+var itemsFields sync.Map // reflect.Type -> int
+
+// itemsOf is l's Items field.
+func itemsOf(l ListObject) reflect.Value {
+	v := reflect.ValueOf(l).Elem()
+	if i, ok := itemsFields.Load(v.Type()); ok {
+		return v.Field(i.(int))
+	}
+	f, ok := v.Type().FieldByName("Items")
+	if !ok || f.Type.Kind() != reflect.Slice || len(f.Index) != 1 {
+		panic(fmt.Sprintf("api: %s has no Items slice", v.Type()))
+	}
+	itemsFields.Store(v.Type(), f.Index[0])
+	return v.Field(f.Index[0])
+}
+
+// Items returns pointers into l's own items: writes through them change
+// the list.
+func Items(l ListObject) []Object {
+	if g, ok := l.(itemsGetter); ok {
+		return g.GetItems()
+	}
+	v := itemsOf(l)
+	out := make([]Object, v.Len())
+	for i := range out {
+		out[i] = v.Index(i).Addr().Interface().(Object)
 	}
 	return out
 }
 
-// itemValues copies objects of one kind into a typed slice.
-func itemValues[T any](objs []Object) ([]T, error) {
-	out := make([]T, 0, len(objs))
-	for i, o := range objs {
-		p, ok := any(o).(*T)
-		if !ok || p == nil {
-			var want *T
-			return nil, fmt.Errorf("api: list item %d is %T, want %T", i, o, want)
-		}
-		out = append(out, *p)
+// SetItems replaces l's items with copies of objs; it fails if an item
+// has another kind.
+func SetItems(l ListObject, objs []Object) error {
+	if s, ok := l.(itemsSetter); ok {
+		return s.SetItems(objs)
 	}
-	return out, nil
+	v := itemsOf(l)
+	want := reflect.PointerTo(v.Type().Elem())
+	out := reflect.MakeSlice(v.Type(), len(objs), len(objs))
+	for i, o := range objs {
+		p := reflect.ValueOf(o)
+		if p.Type() != want || p.IsNil() {
+			return fmt.Errorf("api: list item %d is %T, want %s", i, o, want)
+		}
+		out.Index(i).Set(p.Elem())
+	}
+	v.Set(out)
+	return nil
 }
-
-func (l *DeploymentList) GetItems() []Object { return itemPointers[Deployment](l.Items) }
-func (l *DeploymentList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Deployment](objs)
-	return err
-}
-
-func (l *ReplicaSetList) GetItems() []Object { return itemPointers[ReplicaSet](l.Items) }
-func (l *ReplicaSetList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[ReplicaSet](objs)
-	return err
-}
-
-func (l *PodList) GetItems() []Object { return itemPointers[Pod](l.Items) }
-func (l *PodList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Pod](objs)
-	return err
-}
-
-func (l *NodeList) GetItems() []Object { return itemPointers[Node](l.Items) }
-func (l *NodeList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Node](objs)
-	return err
-}
-
-func (l *ServiceList) GetItems() []Object { return itemPointers[Service](l.Items) }
-func (l *ServiceList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Service](objs)
-	return err
-}
-
-func (l *EndpointsList) GetItems() []Object { return itemPointers[Endpoints](l.Items) }
-func (l *EndpointsList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Endpoints](objs)
-	return err
-}
-
-func (l *NamespaceList) GetItems() []Object { return itemPointers[Namespace](l.Items) }
-func (l *NamespaceList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Namespace](objs)
-	return err
-}
-
-func (l *EventList) GetItems() []Object { return itemPointers[Event](l.Items) }
-func (l *EventList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Event](objs)
-	return err
-}
-
-// Compile-time checks that every kind and list satisfies the generic
-// interfaces.
-var (
-	_ Object     = (*Deployment)(nil)
-	_ Object     = (*ReplicaSet)(nil)
-	_ Object     = (*Pod)(nil)
-	_ Object     = (*Node)(nil)
-	_ Object     = (*Service)(nil)
-	_ Object     = (*Endpoints)(nil)
-	_ Object     = (*Namespace)(nil)
-	_ Object     = (*Binding)(nil)
-	_ Object     = (*Scale)(nil)
-	_ ListObject = (*DeploymentList)(nil)
-	_ ListObject = (*ReplicaSetList)(nil)
-	_ ListObject = (*PodList)(nil)
-	_ ListObject = (*NodeList)(nil)
-	_ ListObject = (*ServiceList)(nil)
-	_ ListObject = (*EndpointsList)(nil)
-	_ ListObject = (*NamespaceList)(nil)
-)

@@ -34,44 +34,28 @@ func TypeOf(o interface{ GetObjectKind() schema.ObjectKind }) *TypeMeta {
 	return o.GetObjectKind().(*TypeMeta)
 }
 
-// ListObject is implemented by every list kind.
+// ListObject is implemented by every list kind; Items and SetItems reach
+// its items.
 type ListObject interface {
 	GetObjectKind() schema.ObjectKind
 	GetListMeta() metav1.ListInterface
-	// GetItems returns pointers into the list's own slice: writes through
-	// them change the list.
-	GetItems() []Object
-	// SetItems replaces the items; it fails if an item has another kind.
-	SetItems(items []Object) error
 }
 
 // ListMetaOf is l's metadata, to read and write in place.
 func ListMetaOf(l ListObject) *ListMeta { return l.GetListMeta().(*ListMeta) }
 
-// DeletionPropagation says what happens to dependents when an owner goes.
-type DeletionPropagation string
-
-const (
-	DeletePropagationOrphan     DeletionPropagation = "Orphan"
-	DeletePropagationBackground DeletionPropagation = "Background"
-	DeletePropagationForeground DeletionPropagation = "Foreground"
+// Deletion's options are apimachinery's own.
+type (
+	DeleteOptions       = metav1.DeleteOptions
+	Preconditions       = metav1.Preconditions
+	DeletionPropagation = metav1.DeletionPropagation
 )
 
-// DeleteOptions is the optional body of a DELETE request.
-type DeleteOptions struct {
-	TypeMeta           `json:",inline"`
-	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *Preconditions       `json:"preconditions,omitempty"`
-	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
-	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
-	DryRun             []string             `json:"dryRun,omitempty"`
-}
-
-// Preconditions must hold for a delete to proceed.
-type Preconditions struct {
-	UID             *string `json:"uid,omitempty"`
-	ResourceVersion *string `json:"resourceVersion,omitempty"`
-}
+const (
+	DeletePropagationOrphan     = metav1.DeletePropagationOrphan
+	DeletePropagationBackground = metav1.DeletePropagationBackground
+	DeletePropagationForeground = metav1.DeletePropagationForeground
+)
 
 // EventType is the type of one watch event.
 type EventType string

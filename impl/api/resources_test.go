@@ -54,11 +54,11 @@ func TestResourceTable(t *testing.T) {
 		list, err := NewList(tc.resource)
 		require.NoError(t, err)
 		assert.Equal(t, tc.listKind, TypeOf(list).Kind)
-		require.NoError(t, list.SetItems([]Object{obj}))
-		items := list.GetItems()
+		require.NoError(t, SetItems(list, []Object{obj}))
+		items := Items(list)
 		require.Len(t, items, 1)
 		Meta(items[0]).Name = "written-through"
-		assert.Equal(t, "written-through", Meta(list.GetItems()[0]).Name, "items alias the list")
+		assert.Equal(t, "written-through", Meta(Items(list)[0]).Name, "items alias the list")
 	}
 
 	scale, ok := mustLookup(t, "deployments").Subresource("scale")
@@ -120,8 +120,8 @@ func TestUnknownResources(t *testing.T) {
 	_, ok = TypeMetaFor(42)
 	assert.False(t, ok)
 	l := &PodList{}
-	assert.Error(t, l.SetItems([]Object{&Node{}}))
-	assert.Error(t, l.SetItems([]Object{(*Pod)(nil)}))
+	assert.Error(t, SetItems(l, []Object{&Node{}}))
+	assert.Error(t, SetItems(l, []Object{(*Pod)(nil)}))
 }
 
 func TestDeepCopySharesNothing(t *testing.T) {

@@ -12,92 +12,33 @@ import (
 // converge's, because the registry, apply and the projection work on it.
 
 // ConfigMap is core/v1 ConfigMap.
-type ConfigMap struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Immutable  *bool             `json:"immutable,omitempty"`
-	Data       map[string]string `json:"data,omitempty"`
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
-}
+type ConfigMap = corev1.ConfigMap
 
 // ConfigMapList is core/v1 ConfigMapList.
-type ConfigMapList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []ConfigMap `json:"items"`
-}
+type ConfigMapList = corev1.ConfigMapList
 
 // Secret is core/v1 Secret. StringData is write-only: the registry merges
 // it into Data, as Kubernetes does.
-type Secret struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Immutable  *bool             `json:"immutable,omitempty"`
-	Data       map[string][]byte `json:"data,omitempty"`
-	StringData map[string]string `json:"stringData,omitempty"`
-	Type       corev1.SecretType `json:"type,omitempty"`
-}
+type Secret = corev1.Secret
 
 // SecretList is core/v1 SecretList.
-type SecretList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Secret `json:"items"`
-}
+type SecretList = corev1.SecretList
 
 // ServiceAccount is core/v1 ServiceAccount.
-type ServiceAccount struct {
-	TypeMeta                     `json:",inline"`
-	ObjectMeta                   `json:"metadata,omitempty"`
-	Secrets                      []corev1.ObjectReference      `json:"secrets,omitempty"`
-	ImagePullSecrets             []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
-	AutomountServiceAccountToken *bool                         `json:"automountServiceAccountToken,omitempty"`
-}
+type ServiceAccount = corev1.ServiceAccount
 
 // ServiceAccountList is core/v1 ServiceAccountList.
-type ServiceAccountList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []ServiceAccount `json:"items"`
-}
+type ServiceAccountList = corev1.ServiceAccountList
 
 // Lease is coordination.k8s.io/v1 Lease, what leader election holds.
-type Lease struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       coordinationv1.LeaseSpec `json:"spec,omitempty"`
-}
+type Lease = coordinationv1.Lease
 
 // LeaseList is coordination.k8s.io/v1 LeaseList.
-type LeaseList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Lease `json:"items"`
-}
+type LeaseList = coordinationv1.LeaseList
 
-func (l *ConfigMapList) GetItems() []Object { return itemPointers[ConfigMap](l.Items) }
-func (l *ConfigMapList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[ConfigMap](objs)
-	return err
-}
 
-func (l *SecretList) GetItems() []Object { return itemPointers[Secret](l.Items) }
-func (l *SecretList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Secret](objs)
-	return err
-}
 
-func (l *ServiceAccountList) GetItems() []Object { return itemPointers[ServiceAccount](l.Items) }
-func (l *ServiceAccountList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[ServiceAccount](objs)
-	return err
-}
 
-func (l *LeaseList) GetItems() []Object { return itemPointers[Lease](l.Items) }
-func (l *LeaseList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Lease](objs)
-	return err
-}
 
 var (
 	_ Object     = (*ConfigMap)(nil)

@@ -16,197 +16,70 @@ import (
 // bodies are k8s.io/api's own types.
 
 // CronJob is batch/v1 CronJob.
-type CronJob struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       batchv1.CronJobSpec   `json:"spec,omitempty"`
-	Status     batchv1.CronJobStatus `json:"status,omitempty"`
-}
+type CronJob = batchv1.CronJob
 
 // CronJobList is batch/v1 CronJobList.
-type CronJobList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []CronJob `json:"items"`
-}
+type CronJobList = batchv1.CronJobList
 
 // HorizontalPodAutoscaler is autoscaling/v2 HorizontalPodAutoscaler.
-type HorizontalPodAutoscaler struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       autoscalingv2.HorizontalPodAutoscalerSpec   `json:"spec,omitempty"`
-	Status     autoscalingv2.HorizontalPodAutoscalerStatus `json:"status,omitempty"`
-}
+type HorizontalPodAutoscaler = autoscalingv2.HorizontalPodAutoscaler
 
 // HorizontalPodAutoscalerList is autoscaling/v2 HorizontalPodAutoscalerList.
-type HorizontalPodAutoscalerList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []HorizontalPodAutoscaler `json:"items"`
-}
+type HorizontalPodAutoscalerList = autoscalingv2.HorizontalPodAutoscalerList
 
 // Ingress is networking.k8s.io/v1 Ingress.
-type Ingress struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       networkingv1.IngressSpec   `json:"spec,omitempty"`
-	Status     networkingv1.IngressStatus `json:"status,omitempty"`
-}
+type Ingress = networkingv1.Ingress
 
 // IngressList is networking.k8s.io/v1 IngressList.
-type IngressList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Ingress `json:"items"`
-}
+type IngressList = networkingv1.IngressList
 
 // NetworkPolicy is networking.k8s.io/v1 NetworkPolicy.
-type NetworkPolicy struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       networkingv1.NetworkPolicySpec `json:"spec,omitempty"`
-}
+type NetworkPolicy = networkingv1.NetworkPolicy
 
 // NetworkPolicyList is networking.k8s.io/v1 NetworkPolicyList.
-type NetworkPolicyList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []NetworkPolicy `json:"items"`
-}
+type NetworkPolicyList = networkingv1.NetworkPolicyList
 
 // PodDisruptionBudget is policy/v1 PodDisruptionBudget.
-type PodDisruptionBudget struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       policyv1.PodDisruptionBudgetSpec   `json:"spec,omitempty"`
-	Status     policyv1.PodDisruptionBudgetStatus `json:"status,omitempty"`
-}
+type PodDisruptionBudget = policyv1.PodDisruptionBudget
 
 // PodDisruptionBudgetList is policy/v1 PodDisruptionBudgetList.
-type PodDisruptionBudgetList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []PodDisruptionBudget `json:"items"`
-}
+type PodDisruptionBudgetList = policyv1.PodDisruptionBudgetList
 
 // Role is rbac.authorization.k8s.io/v1 Role.
-type Role struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Rules      []rbacv1.PolicyRule `json:"rules"`
-}
+type Role = rbacv1.Role
 
 // RoleList is rbac.authorization.k8s.io/v1 RoleList.
-type RoleList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Role `json:"items"`
-}
+type RoleList = rbacv1.RoleList
 
 // ClusterRole is rbac.authorization.k8s.io/v1 ClusterRole.
-type ClusterRole struct {
-	TypeMeta        `json:",inline"`
-	ObjectMeta      `json:"metadata,omitempty"`
-	Rules           []rbacv1.PolicyRule     `json:"rules"`
-	AggregationRule *rbacv1.AggregationRule `json:"aggregationRule,omitempty"`
-}
+type ClusterRole = rbacv1.ClusterRole
 
 // ClusterRoleList is rbac.authorization.k8s.io/v1 ClusterRoleList.
-type ClusterRoleList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []ClusterRole `json:"items"`
-}
+type ClusterRoleList = rbacv1.ClusterRoleList
 
 // RoleBinding is rbac.authorization.k8s.io/v1 RoleBinding.
-type RoleBinding struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Subjects   []rbacv1.Subject `json:"subjects,omitempty"`
-	RoleRef    rbacv1.RoleRef   `json:"roleRef"`
-}
+type RoleBinding = rbacv1.RoleBinding
 
 // RoleBindingList is rbac.authorization.k8s.io/v1 RoleBindingList.
-type RoleBindingList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []RoleBinding `json:"items"`
-}
+type RoleBindingList = rbacv1.RoleBindingList
 
 // ClusterRoleBinding is rbac.authorization.k8s.io/v1 ClusterRoleBinding.
-type ClusterRoleBinding struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Subjects   []rbacv1.Subject `json:"subjects,omitempty"`
-	RoleRef    rbacv1.RoleRef   `json:"roleRef"`
-}
+type ClusterRoleBinding = rbacv1.ClusterRoleBinding
 
 // ClusterRoleBindingList is rbac.authorization.k8s.io/v1 ClusterRoleBindingList.
-type ClusterRoleBindingList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []ClusterRoleBinding `json:"items"`
-}
+type ClusterRoleBindingList = rbacv1.ClusterRoleBindingList
 
-func (l *CronJobList) GetItems() []Object { return itemPointers[CronJob](l.Items) }
-func (l *CronJobList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[CronJob](objs)
-	return err
-}
 
-func (l *HorizontalPodAutoscalerList) GetItems() []Object {
-	return itemPointers[HorizontalPodAutoscaler](l.Items)
-}
-func (l *HorizontalPodAutoscalerList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[HorizontalPodAutoscaler](objs)
-	return err
-}
 
-func (l *IngressList) GetItems() []Object { return itemPointers[Ingress](l.Items) }
-func (l *IngressList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Ingress](objs)
-	return err
-}
 
-func (l *NetworkPolicyList) GetItems() []Object { return itemPointers[NetworkPolicy](l.Items) }
-func (l *NetworkPolicyList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[NetworkPolicy](objs)
-	return err
-}
 
-func (l *PodDisruptionBudgetList) GetItems() []Object {
-	return itemPointers[PodDisruptionBudget](l.Items)
-}
-func (l *PodDisruptionBudgetList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[PodDisruptionBudget](objs)
-	return err
-}
 
-func (l *RoleList) GetItems() []Object { return itemPointers[Role](l.Items) }
-func (l *RoleList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Role](objs)
-	return err
-}
 
-func (l *ClusterRoleList) GetItems() []Object { return itemPointers[ClusterRole](l.Items) }
-func (l *ClusterRoleList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[ClusterRole](objs)
-	return err
-}
 
-func (l *RoleBindingList) GetItems() []Object { return itemPointers[RoleBinding](l.Items) }
-func (l *RoleBindingList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[RoleBinding](objs)
-	return err
-}
 
-func (l *ClusterRoleBindingList) GetItems() []Object {
-	return itemPointers[ClusterRoleBinding](l.Items)
-}
-func (l *ClusterRoleBindingList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[ClusterRoleBinding](objs)
-	return err
-}
+
+
+
 
 // Groups of these kinds.
 const (

@@ -13,90 +13,33 @@ import (
 // statuses are k8s.io/api's own types.
 
 // PersistentVolumeClaim is core/v1 PersistentVolumeClaim.
-type PersistentVolumeClaim struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       corev1.PersistentVolumeClaimSpec   `json:"spec,omitempty"`
-	Status     corev1.PersistentVolumeClaimStatus `json:"status,omitempty"`
-}
+type PersistentVolumeClaim = corev1.PersistentVolumeClaim
 
 // PersistentVolumeClaimList is core/v1 PersistentVolumeClaimList.
-type PersistentVolumeClaimList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []PersistentVolumeClaim `json:"items"`
-}
+type PersistentVolumeClaimList = corev1.PersistentVolumeClaimList
 
 // StatefulSet is apps/v1 StatefulSet.
-type StatefulSet struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       appsv1.StatefulSetSpec   `json:"spec,omitempty"`
-	Status     appsv1.StatefulSetStatus `json:"status,omitempty"`
-}
+type StatefulSet = appsv1.StatefulSet
 
 // StatefulSetList is apps/v1 StatefulSetList.
-type StatefulSetList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []StatefulSet `json:"items"`
-}
+type StatefulSetList = appsv1.StatefulSetList
 
 // DaemonSet is apps/v1 DaemonSet.
-type DaemonSet struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       appsv1.DaemonSetSpec   `json:"spec,omitempty"`
-	Status     appsv1.DaemonSetStatus `json:"status,omitempty"`
-}
+type DaemonSet = appsv1.DaemonSet
 
 // DaemonSetList is apps/v1 DaemonSetList.
-type DaemonSetList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []DaemonSet `json:"items"`
-}
+type DaemonSetList = appsv1.DaemonSetList
 
 // Job is batch/v1 Job.
-type Job struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       batchv1.JobSpec   `json:"spec,omitempty"`
-	Status     batchv1.JobStatus `json:"status,omitempty"`
-}
+type Job = batchv1.Job
 
 // JobList is batch/v1 JobList.
-type JobList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Job `json:"items"`
-}
+type JobList = batchv1.JobList
 
-func (l *PersistentVolumeClaimList) GetItems() []Object {
-	return itemPointers[PersistentVolumeClaim](l.Items)
-}
-func (l *PersistentVolumeClaimList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[PersistentVolumeClaim](objs)
-	return err
-}
 
-func (l *StatefulSetList) GetItems() []Object { return itemPointers[StatefulSet](l.Items) }
-func (l *StatefulSetList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[StatefulSet](objs)
-	return err
-}
 
-func (l *DaemonSetList) GetItems() []Object { return itemPointers[DaemonSet](l.Items) }
-func (l *DaemonSetList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[DaemonSet](objs)
-	return err
-}
 
-func (l *JobList) GetItems() []Object { return itemPointers[Job](l.Items) }
-func (l *JobList) SetItems(objs []Object) (err error) {
-	l.Items, err = itemValues[Job](objs)
-	return err
-}
+
 
 var (
 	_ Object     = (*PersistentVolumeClaim)(nil)

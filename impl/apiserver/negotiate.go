@@ -97,7 +97,7 @@ func convertOutput(r *http.Request, as outputAs, obj any) (any, error) {
 		case api.ListObject:
 			l := partialObjectMetadataList{TypeMeta: api.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/v1"},
 				ListMeta: *api.ListMetaOf(o), Items: []partialObjectMetadata{}}
-			for _, it := range o.GetItems() {
+			for _, it := range api.Items(o) {
 				l.Items = append(l.Items, partialOf(it))
 			}
 			return &l, nil

@@ -336,7 +336,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 		return
 	}
 	var deleted []api.Object
-	for _, item := range list.GetItems() {
+	for _, item := range api.Items(list) {
 		m := api.Meta(item)
 		out, err := s.reg.Delete(r.Context(), rt.Resource.Resource, m.Namespace, m.Name, o)
 		if api.IsNotFound(err) {
@@ -348,7 +348,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 		}
 		deleted = append(deleted, out)
 	}
-	if err := list.SetItems(deleted); err != nil {
+	if err := api.SetItems(list, deleted); err != nil {
 		writeError(w, api.NewInternalError(err))
 		return
 	}

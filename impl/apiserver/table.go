@@ -59,7 +59,7 @@ func toTable(r *http.Request, obj any) (*table, bool) {
 	t := &table{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}
 	switch o := obj.(type) {
 	case api.ListObject:
-		items = o.GetItems()
+		items = api.Items(o)
 		t.ListMeta = *api.ListMetaOf(o)
 	case api.Object:
 		items = []api.Object{o}

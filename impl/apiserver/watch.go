@@ -67,7 +67,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 			writeError(w, err)
 			return
 		}
-		initial = list.GetItems()
+		initial = api.Items(list)
 		lo.ResourceVersion = api.ListMetaOf(list).ResourceVersion
 		if sel.labels != nil || len(sel.fields) > 0 {
 			sel.selected = map[string]bool{}
@@ -204,7 +204,7 @@ func (s *Server) seedSelection(ctx context.Context, rt route, lo registry.ListOp
 	if err != nil {
 		return err
 	}
-	for _, it := range list.GetItems() {
+	for _, it := range api.Items(list) {
 		f.selected[objectKey(it)] = true
 	}
 	return nil

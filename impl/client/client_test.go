@@ -73,7 +73,7 @@ func exercise(t *testing.T, ctx context.Context, c client.Client) []string {
 		t.Fatalf("pod after the writes: %+v", g)
 	}
 	l, err := c.List(ctx, "pods", "", client.ListOptions{FieldSelector: "spec.nodeName=n1"})
-	if err != nil || len(l.GetItems()) != 1 {
+	if err != nil || len(api.Items(l)) != 1 {
 		t.Fatalf("list: %v, %v", l, err)
 	}
 	if _, err := c.Delete(ctx, "pods", "default", "p", api.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {

@@ -289,7 +289,7 @@ func (h *host) LiveList(k model.Kind) ([]model.Obj, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, obj := range l.GetItems() {
+		for _, obj := range api.Items(l) {
 			if o, err := project.ToModel(obj, h.env.uids); err == nil {
 				out = append(out, o)
 			}

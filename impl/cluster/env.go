@@ -220,7 +220,7 @@ func (e *env) resourceObjects(ctx context.Context, resource, rv string) (objs []
 	if err != nil {
 		return nil, nil, err
 	}
-	items := list.GetItems()
+	items := api.Items(list)
 	objs = make([]model.Obj, 0, len(items))
 	for _, obj := range items {
 		o, err := project.ToModel(obj, e.uids)

@@ -104,7 +104,7 @@ func (e *eventRecorder) expire(ctx context.Context, ttl time.Duration) {
 		return
 	}
 	cutoff := e.now().Add(-ttl)
-	for _, o := range l.GetItems() {
+	for _, o := range api.Items(l) {
 		ev := o.(*api.Event)
 		if last := lastSeen(ev); !last.IsZero() && last.Before(cutoff) {
 			_, _ = e.client.Delete(ctx, "events", ev.Namespace, ev.Name, api.DeleteOptions{})

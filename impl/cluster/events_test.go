@@ -47,7 +47,7 @@ func TestRunningReportsEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = got[:0]
-		for _, o := range l.GetItems() {
+		for _, o := range api.Items(l) {
 			ev := o.(*api.Event)
 			// A pod may be tried before the scheduler sees a node: a
 			// FailedScheduling warning is then right too.
@@ -124,7 +124,7 @@ func TestEventsExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left []string
-	for _, o := range l.GetItems() {
+	for _, o := range api.Items(l) {
 		left = append(left, api.Meta(o).Name)
 	}
 	if len(left) != 1 || left[0] != "new" {
@@ -147,7 +147,7 @@ func TestRunningReportsFailedScheduling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if items := l.GetItems(); len(items) > 0 {
+		if items := api.Items(l); len(items) > 0 {
 			ev := items[0].(*api.Event)
 			if ev.Type != api.EventTypeWarning || ev.InvolvedObject.Kind != "Pod" || ev.Message != "no nodes available to schedule pods" {
 				t.Fatalf("FailedScheduling event: %+v", ev)
@@ -204,7 +204,7 @@ func TestRepeatedEventUpdatesTheStoredOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []*api.Event
-		for _, o := range l.GetItems() {
+		for _, o := range api.Items(l) {
 			out = append(out, o.(*api.Event))
 		}
 		return out

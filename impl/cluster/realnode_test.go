@@ -166,10 +166,10 @@ func TestMissingImageIsAWaitingReasonThenRuns(t *testing.T) {
 	r.mustApply(t, "apply myapp replicas=1 image=nginx:1")
 	reason := func() string {
 		list, err := r.env.client.List(context.Background(), "pods", model.DefaultNamespace, registry.ListOptions{})
-		if err != nil || len(list.GetItems()) == 0 {
+		if err != nil || len(api.Items(list)) == 0 {
 			return ""
 		}
-		p := list.GetItems()[0].(*api.Pod)
+		p := api.Items(list)[0].(*api.Pod)
 		if len(p.Status.ContainerStatuses) == 0 || p.Status.ContainerStatuses[0].State.Waiting == nil {
 			return ""
 		}
@@ -207,7 +207,7 @@ func hasEvent(t *testing.T, r *Running, prefix string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range l.GetItems() {
+	for _, o := range api.Items(l) {
 		ev := o.(*api.Event)
 		if strings.HasPrefix(ev.Type+" "+ev.Reason+" "+ev.Message, prefix) {
 			return true

@@ -176,7 +176,7 @@ func (i *Informer) list(ctx context.Context, at int64) ([]api.Object, int64, err
 	if err != nil {
 		return nil, 0, fmt.Errorf("controller: list %s: %w", i.cfg.Resource, err)
 	}
-	items := l.GetItems()
+	items := api.Items(l)
 	objs := make([]api.Object, 0, len(items))
 	for _, o := range items {
 		if o != nil {

@@ -26,7 +26,7 @@ func (r *Registry) allocateClusterIP(ctx context.Context, obj api.Object) error 
 		return err
 	}
 	used := map[netip.Addr]bool{}
-	for _, o := range list.GetItems() {
+	for _, o := range api.Items(list) {
 		if ip, err := netip.ParseAddr(o.(*api.Service).Spec.ClusterIP); err == nil {
 			used[ip] = true
 		}

@@ -160,7 +160,7 @@ func (r *Registry) cleanUpCRD(ctx context.Context, c *api.CustomResourceDefiniti
 		if err != nil {
 			return false, err
 		}
-		if items := l.GetItems(); len(items) > 0 {
+		if items := api.Items(l); len(items) > 0 {
 			background := api.DeletePropagationBackground
 			for _, o := range items {
 				m := api.Meta(o)

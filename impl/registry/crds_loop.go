@@ -40,8 +40,8 @@ func (r *Registry) syncAllCRDs(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	names := make([]string, 0, len(l.GetItems()))
-	for _, o := range l.GetItems() {
+	names := make([]string, 0, len(api.Items(l)))
+	for _, o := range api.Items(l) {
 		names = append(names, api.Meta(o).Name)
 	}
 	sort.Strings(names)

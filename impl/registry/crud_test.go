@@ -351,7 +351,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if items := list.GetItems(); len(items) != 1 || api.Meta(items[0]).ResourceVersion != api.Meta(up).ResourceVersion {
+			if items := api.Items(list); len(items) != 1 || api.Meta(items[0]).ResourceVersion != api.Meta(up).ResourceVersion {
 				t.Fatalf("list: %d items", len(items))
 			}
 			del, err := r.Delete(ctx, c.resource, c.ns, name, api.DeleteOptions{})

@@ -37,7 +37,7 @@ func (r *Registry) Delete(ctx context.Context, resource, namespace, name string,
 			}
 		}
 		if p.UID != nil {
-			wantUID = *p.UID
+			wantUID = string(*p.UID)
 		}
 	}
 	gr := info.GroupResource()

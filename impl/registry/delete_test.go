@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/registry"
 )
@@ -149,7 +151,7 @@ func TestDeletePreconditionsAndOptions(t *testing.T) {
 		api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: strp("1")}})
 	wantReason(t, err, api.StatusReasonConflict, 409)
 	_, err = r.Delete(ctx, "deployments", "default", "myapp",
-		api.DeleteOptions{Preconditions: &api.Preconditions{UID: strp("other")}})
+		api.DeleteOptions{Preconditions: &api.Preconditions{UID: ptr(types.UID("other"))}})
 	wantReason(t, err, api.StatusReasonConflict, 409)
 	for _, p := range []api.DeletionPropagation{"Sideways", "orphan"} {
 		_, err = r.Delete(ctx, "deployments", "default", "myapp", api.DeleteOptions{PropagationPolicy: &p})
@@ -164,7 +166,7 @@ func TestDeletePreconditionsAndOptions(t *testing.T) {
 	bg := api.DeletePropagationBackground
 	_, err = r.Delete(ctx, "deployments", "default", "myapp", api.DeleteOptions{
 		PropagationPolicy: &bg,
-		Preconditions:     &api.Preconditions{ResourceVersion: strp(d.ResourceVersion), UID: strp(string(d.UID))},
+		Preconditions:     &api.Preconditions{ResourceVersion: strp(d.ResourceVersion), UID: ptr(d.UID)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -77,7 +77,7 @@ func TestHandOverKeepsAndSharesTheWrittenObject(t *testing.T) {
 	ownList, err := r.List(ctx, "pods", "default", ListOptions{})
 	require.NoError(t, err)
 	require.Equal(t, ownList, sharedList)
-	for _, item := range ownList.GetItems() {
+	for _, item := range api.Items(ownList) {
 		api.Meta(item).Labels = map[string]string{"changed": "by the caller"}
 		item.(*api.Pod).Spec.Containers[0].Image = "changed"
 	}

@@ -101,7 +101,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
-	if err := list.SetItems(items); err != nil {
+	if err := api.SetItems(list, items); err != nil {
 		return nil, api.NewInternalError(err)
 	}
 	lm := api.ListMetaOf(list)

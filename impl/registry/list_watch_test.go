@@ -15,7 +15,7 @@ import (
 
 func names(l api.ListObject) []string {
 	var out []string
-	for _, o := range l.GetItems() {
+	for _, o := range api.Items(l) {
 		out = append(out, api.Meta(o).Name)
 	}
 	return out
@@ -96,8 +96,8 @@ func TestListSelectorsAndPages(t *testing.T) {
 		t.Fatalf("remainingItemCount %v, want 3", n)
 	}
 	last := list("default", registry.ListOptions{Limit: 4, Continue: api.ListMetaOf(plain).Continue})
-	if n := api.ListMetaOf(last).RemainingItemCount; n != nil || len(last.GetItems()) != 3 {
-		t.Fatalf("last page: %d items, remainingItemCount %v", len(last.GetItems()), n)
+	if n := api.ListMetaOf(last).RemainingItemCount; n != nil || len(api.Items(last)) != 3 {
+		t.Fatalf("last page: %d items, remainingItemCount %v", len(api.Items(last)), n)
 	}
 	raw, _, err := r.ListRaw(ctx, "pods", "default", registry.ListOptions{Limit: 4})
 	if err != nil || raw.ListMeta.RemainingItemCount == nil || *raw.ListMeta.RemainingItemCount != 3 {

@@ -111,7 +111,7 @@ func (r *Registry) usedNodePorts(ctx context.Context, s *api.Service) (map[int32
 		return nil, err
 	}
 	used := map[int32]bool{}
-	for _, o := range list.GetItems() {
+	for _, o := range api.Items(list) {
 		other := o.(*api.Service)
 		if other.Namespace == s.Namespace && other.Name == s.Name {
 			continue

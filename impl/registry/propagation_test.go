@@ -55,10 +55,10 @@ func TestDeletePropagationPolicies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(list.GetItems()); n != 2 {
+			if n := len(api.Items(list)); n != 2 {
 				t.Fatalf("%d pods left, want the 2 the garbage collector has yet to act on", n)
 			}
-			for _, o := range list.GetItems() {
+			for _, o := range api.Items(list) {
 				if len(api.Meta(o).OwnerReferences) != 1 || api.Meta(o).DeletionTimestamp != nil {
 					t.Errorf("pod %s changed by its owner's delete", api.Meta(o).Name)
 				}

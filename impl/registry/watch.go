@@ -56,7 +56,7 @@ func (r *Registry) watch(ctx context.Context, resource, namespace, resourceVersi
 		if err != nil {
 			return nil, err
 		}
-		initial = list.GetItems()
+		initial = api.Items(list)
 		from, _ = parseRV(api.ListMetaOf(list).ResourceVersion)
 	} else if from, err = parseRV(resourceVersion); err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func (g *apiGC) finish(ctx context.Context, ref model.Ref, ns, uid string) error
 		if err != nil {
 			return err
 		}
-		for _, d := range l.GetItems() {
+		for _, d := range api.Items(l) {
 			if o, ok := controllerRef(d); ok {
 				deps[string(o.UID)] = append(deps[string(o.UID)], d)
 			}

@@ -42,7 +42,7 @@ func (n *apiNamespaceController) Reconcile(ctx context.Context, req controller.R
 		if err != nil {
 			return controller.Result{}, err
 		}
-		for _, o := range l.GetItems() {
+		for _, o := range api.Items(l) {
 			m := api.Meta(o)
 			if m.DeletionTimestamp != nil {
 				continue // the bug: being deleted is taken for gone

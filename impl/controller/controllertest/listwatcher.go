@@ -176,7 +176,7 @@ func (f *FakeListWatcher) List(_ context.Context, resource, namespace string, op
 		am, bm := api.Meta(a), api.Meta(b)
 		return cmp.Or(cmp.Compare(am.Namespace, bm.Namespace), cmp.Compare(am.Name, bm.Name))
 	})
-	if err := l.SetItems(items); err != nil {
+	if err := api.SetItems(l, items); err != nil {
 		return nil, err
 	}
 	api.ListMetaOf(l).ResourceVersion = strconv.FormatInt(f.rev, 10)
