@@ -79,10 +79,7 @@ func (r *Registry) unserve(name string) {
 // establish registers c's resource and records the outcome in c's
 // conditions: NamesAccepted and Established, or why not.
 func (r *Registry) establish(ctx context.Context, c *api.CustomResourceDefinition) error {
-	k, err := c.ToKube()
-	if err != nil {
-		return api.NewInternalError(err)
-	}
+	k := c.DeepCopy()
 	// What is registered is the CRD as it will be once accepted: the
 	// OpenAPI builder reads the accepted names.
 	k.Status.AcceptedNames = k.Spec.Names
