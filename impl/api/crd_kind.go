@@ -17,8 +17,6 @@ type CustomResourceDefinition = apiextensionsv1.CustomResourceDefinition
 // CustomResourceDefinitionList is the apiextensions module's own type.
 type CustomResourceDefinitionList = apiextensionsv1.CustomResourceDefinitionList
 
-
-
 // APIExtensionsGroup is the group of CustomResourceDefinitions.
 const APIExtensionsGroup = "apiextensions.k8s.io"
 

@@ -33,7 +33,6 @@ type CustomObjectList struct {
 	Items    []CustomObject `json:"items"`
 }
 
-
 // MarshalJSON writes kind, apiVersion and metadata first, as every stored
 // value begins (the registry splices resourceVersions in there), then the
 // other fields in key order.

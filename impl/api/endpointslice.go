@@ -13,7 +13,6 @@ type EndpointSlice = discoveryv1.EndpointSlice
 // EndpointSliceList is discovery.k8s.io/v1 EndpointSliceList.
 type EndpointSliceList = discoveryv1.EndpointSliceList
 
-
 var (
 	_ Object     = (*EndpointSlice)(nil)
 	_ ListObject = (*EndpointSliceList)(nil)

@@ -164,7 +164,7 @@ func TestWatchEventAndDeleteOptionsJSON(t *testing.T) {
 	var ev WatchEvent
 	require.NoError(t, json.Unmarshal([]byte(`{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}}}`), &ev))
 	assert.Equal(t, EventAdded, ev.Type)
-	obj, err := Decode("pods", ev.Object)
+	obj, err := Decode("pods", ev.Object.Raw)
 	require.NoError(t, err)
 	assert.Equal(t, "p", Meta(obj).Name)
 

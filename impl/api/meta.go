@@ -1,11 +1,10 @@
 package api
 
 import (
-	"encoding/json"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // Metadata is apimachinery's own.
@@ -57,23 +56,20 @@ const (
 	DeletePropagationForeground = metav1.DeletePropagationForeground
 )
 
-// EventType is the type of one watch event.
-type EventType string
+// EventType is the type of one watch event: apimachinery's.
+type EventType = watch.EventType
 
 const (
-	EventAdded    EventType = "ADDED"
-	EventModified EventType = "MODIFIED"
-	EventDeleted  EventType = "DELETED"
-	EventBookmark EventType = "BOOKMARK"
-	EventError    EventType = "ERROR"
+	EventAdded    = watch.Added
+	EventModified = watch.Modified
+	EventDeleted  = watch.Deleted
+	EventBookmark = watch.Bookmark
+	EventError    = watch.Error
 )
 
-// WatchEvent is one line of a watch stream. Object is the serialized object,
-// or a Status for ERROR events.
-type WatchEvent struct {
-	Type   EventType       `json:"type"`
-	Object json.RawMessage `json:"object"`
-}
+// WatchEvent is one line of a watch stream, apimachinery's: its object is
+// the serialized object, or a Status for ERROR events.
+type WatchEvent = metav1.WatchEvent
 
 // ConditionStatus is the status of a condition.
 type ConditionStatus = corev1.ConditionStatus

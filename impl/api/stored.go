@@ -36,10 +36,6 @@ type Lease = coordinationv1.Lease
 // LeaseList is coordination.k8s.io/v1 LeaseList.
 type LeaseList = coordinationv1.LeaseList
 
-
-
-
-
 var (
 	_ Object     = (*ConfigMap)(nil)
 	_ Object     = (*Secret)(nil)

@@ -69,18 +69,6 @@ type ClusterRoleBinding = rbacv1.ClusterRoleBinding
 // ClusterRoleBindingList is rbac.authorization.k8s.io/v1 ClusterRoleBindingList.
 type ClusterRoleBindingList = rbacv1.ClusterRoleBindingList
 
-
-
-
-
-
-
-
-
-
-
-
-
 // Groups of these kinds.
 const (
 	NetworkingGroup = "networking.k8s.io"

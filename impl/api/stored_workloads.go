@@ -36,11 +36,6 @@ type Job = batchv1.Job
 // JobList is batch/v1 JobList.
 type JobList = batchv1.JobList
 
-
-
-
-
-
 var (
 	_ Object     = (*PersistentVolumeClaim)(nil)
 	_ Object     = (*StatefulSet)(nil)

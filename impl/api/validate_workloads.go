@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -109,7 +108,6 @@ func validateClaimSpec(e *errs, s *corev1.PersistentVolumeClaimSpec, p fieldPath
 // matching the template's labels and a valid pod template; always says
 // whether the pods must restart Always.
 func validateKubeWorkload(e *errs, ksel *metav1.LabelSelector, kt *corev1.PodTemplateSpec, p fieldPath, kind string, always bool) {
-	t, _ := viaJSON[PodTemplateSpec](kt)
 	if ksel == nil {
 		e.required(p.child("selector"), "")
 	} else {
@@ -123,7 +121,7 @@ func validateKubeWorkload(e *errs, ksel *metav1.LabelSelector, kt *corev1.PodTem
 		}
 	}
 	tp := p.child("template")
-	validatePodTemplate(e, &t, tp)
+	validatePodTemplate(e, kt, tp)
 	if always && kt.Spec.RestartPolicy != corev1.RestartPolicyAlways {
 		notSupported(e, tp.child("spec", "restartPolicy"), string(kt.Spec.RestartPolicy), []corev1.RestartPolicy{corev1.RestartPolicyAlways})
 	}
@@ -151,8 +149,7 @@ func validateJob(e *errs, j *Job) {
 		if s.Selector != nil && !generatedSelector(j) {
 			e.invalid(p.child("selector"), s.Selector, "`selector` not auto-generated")
 		}
-		t, _ := viaJSON[PodTemplateSpec](&s.Template)
-		validatePodTemplate(e, &t, p.child("template"))
+		validatePodTemplate(e, &s.Template, p.child("template"))
 	}
 	if rp := s.Template.Spec.RestartPolicy; rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever {
 		notSupported(e, p.child("template", "spec", "restartPolicy"), string(rp), supportedJobRestart)
@@ -165,18 +162,6 @@ func generatedSelector(j *Job) bool {
 	s := j.Spec.Selector
 	return j.UID != "" && len(s.MatchExpressions) == 0 &&
 		reflect.DeepEqual(s.MatchLabels, map[string]string{batchv1.ControllerUidLabel: string(j.UID)})
-}
-
-// viaJSON converts a k8s.io/api value to converge's equivalent type by its
-// JSON, for the checks converge already has; fields converge's type lacks
-// are dropped, so only the checks see the result.
-func viaJSON[T any](v any) (T, bool) {
-	var out T
-	b, err := json.Marshal(v)
-	if err != nil {
-		return out, false
-	}
-	return out, json.Unmarshal(b, &out) == nil
 }
 
 // validateWorkloadUpdate checks what a stored workload kind may not

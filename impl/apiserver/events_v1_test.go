@@ -129,10 +129,10 @@ func nextEventV1(t *testing.T, w *watchStream, ev *eventsv1.Event) api.EventType
 	if err := json.Unmarshal(w.sc.Bytes(), &we); err != nil {
 		t.Fatalf("event %s: %v", w.sc.Bytes(), err)
 	}
-	if err := json.Unmarshal(we.Object, ev); err != nil {
+	if err := json.Unmarshal(we.Object.Raw, ev); err != nil {
 		t.Fatalf("event object %s: %v", we.Object, err)
 	}
-	return we.Type
+	return api.EventType(we.Type)
 }
 
 // TestEventsV1FromProtobuf: client-go's events.k8s.io recorder sends

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/registry"
@@ -127,7 +128,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, rt route) {
 			b, _ = json.Marshal(api.NewInternalError(err).Status)
 			t = api.EventError
 		}
-		if err := enc.Encode(api.WatchEvent{Type: t, Object: b}); err != nil {
+		if err := enc.Encode(api.WatchEvent{Type: string(t), Object: runtime.RawExtension{Raw: b}}); err != nil {
 			return false
 		}
 		if flusher != nil {

@@ -56,10 +56,10 @@ func (w *watchStream) next(obj api.Object) api.EventType {
 	if err := json.Unmarshal(w.sc.Bytes(), &ev); err != nil {
 		w.t.Fatalf("event %s: %v", w.sc.Bytes(), err)
 	}
-	if err := json.Unmarshal(ev.Object, obj); err != nil {
+	if err := json.Unmarshal(ev.Object.Raw, obj); err != nil {
 		w.t.Fatalf("event object %s: %v", ev.Object, err)
 	}
-	return ev.Type
+	return api.EventType(ev.Type)
 }
 
 func TestWatchStreamsChanges(t *testing.T) {

@@ -331,12 +331,12 @@ func decodeWatchEvent(resource string, line []byte) (registry.ObjectEvent, bool)
 	}
 	if we.Type == "ERROR" {
 		var st api.Status
-		_ = json.Unmarshal(we.Object, &st)
+		_ = json.Unmarshal(we.Object.Raw, &st)
 		return registry.ObjectEvent{Type: registry.EventError, Err: &api.StatusError{Status: st}}, true
 	}
 	obj, err := api.New(resource)
 	if err == nil {
-		err = json.Unmarshal(we.Object, obj)
+		err = json.Unmarshal(we.Object.Raw, obj)
 	}
 	if err != nil {
 		return registry.ObjectEvent{Type: registry.EventError, Err: err}, true
