@@ -163,7 +163,7 @@ func TestStatusJSONShape(t *testing.T) {
 func TestWatchEventAndDeleteOptionsJSON(t *testing.T) {
 	var ev WatchEvent
 	require.NoError(t, json.Unmarshal([]byte(`{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}}}`), &ev))
-	assert.Equal(t, EventAdded, ev.Type)
+	assert.EqualValues(t, EventAdded, ev.Type)
 	obj, err := Decode("pods", ev.Object.Raw)
 	require.NoError(t, err)
 	assert.Equal(t, "p", Meta(obj).Name)
