@@ -177,8 +177,8 @@ func (r CustomResource) ServesVersion(version string) bool { return slices.Conta
 // kind must be the resource's, and the apiVersion expected's (the
 // request's version), as upstream accepts only the URL's.
 func decodeCustom(m map[string]any, j []byte, c *CustomObject, expected TypeMeta) error {
-	if dups := duplicateFields(j, m); len(dups) > 0 {
-		return fmt.Errorf("strict decoding error: duplicate field %q", dups[0])
+	if err := duplicateFieldsError(j); err != nil {
+		return err
 	}
 	// Numbers as unstructured has them (int64, float64), which the
 	// schema machinery reads; m's are json.Numbers.

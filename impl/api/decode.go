@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -119,7 +121,7 @@ func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
 	if k, ok := m["kind"].(string); ok && k != "" && k != expected.Kind {
 		return nil, NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", k, expected.Kind))
 	}
-	if err := decodeStrict(m, docs[0].json, want); err != nil {
+	if err := decodeStrict(docs[0].json, want); err != nil {
 		return nil, NewBadRequest(err.Error())
 	}
 	*TypeOf(want) = expected
@@ -278,8 +280,8 @@ func decodeDocument(j []byte, label string) ([]Object, error) {
 	if apiVersion != wantVersion {
 		return nil, bad("no matches for kind %q in version %q (use %q)", kind, apiVersion, wantVersion)
 	}
-	if dups := duplicateFields(j, m); len(dups) > 0 {
-		return nil, bad("strict decoding error: duplicate field %q", dups[0])
+	if err := duplicateFieldsError(j); err != nil {
+		return nil, bad("%v", err)
 	}
 	for k := range m {
 		if k != "kind" && k != "apiVersion" && k != "metadata" && k != "items" {
@@ -374,7 +376,7 @@ func decodeObject(m map[string]any, j []byte, kind, apiVersion string) (Object, 
 		return nil, fmt.Errorf("no matches for kind %q in version %q (%s is served at %q)", kind, apiVersion, kind, want)
 	}
 	obj := e.newObj()
-	if err := decodeStrict(m, j, obj); err != nil {
+	if err := decodeStrict(j, obj); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -388,29 +390,30 @@ func knownKinds() string {
 	return strings.Join(names, ", ")
 }
 
-// decodeStrict rejects unknown fields, then decodes j into obj, turning
-// type errors into "spec.replicas: expected int32, got string".
-func decodeStrict(m map[string]any, j []byte, obj any) error {
-	var problems []string
-	for _, d := range duplicateFields(j, m) {
-		problems = append(problems, fmt.Sprintf("duplicate field %q", d))
-	}
-	var unknown []string
-	unknownFields(m, reflect.TypeOf(obj), "", &unknown)
-	for _, u := range unknown {
-		problems = append(problems, fmt.Sprintf("unknown field %q", u))
-	}
-	if len(problems) > 0 {
-		return errors.New("strict decoding error: " + strings.Join(problems, ", "))
-	}
-	if err := json.Unmarshal(j, obj); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return fmt.Errorf("%s: expected %s, got %s", te.Field, te.Type, te.Value)
-		}
+// decodeStrict decodes j into obj as kube-apiserver's strict serializer
+// does (sigs.k8s.io/json): case-sensitively, refusing unknown and
+// duplicate fields with its "strict decoding error".
+func decodeStrict(j []byte, obj any) error {
+	strict, err := kjson.UnmarshalStrict(j, obj)
+	if err != nil {
 		return err
 	}
+	if len(strict) > 0 {
+		return runtime.NewStrictDecodingError(strict)
+	}
 	return nil
+}
+
+// duplicateFieldsError is the strict decoding error for the duplicate
+// fields of j, where nothing checks j against a Go type (a list's
+// envelope, a custom resource), or nil.
+func duplicateFieldsError(j []byte) error {
+	var v any
+	strict, err := kjson.UnmarshalStrict(j, &v, kjson.DisallowDuplicateFields)
+	if err != nil || len(strict) == 0 {
+		return nil // malformed input is reported by the decode that follows
+	}
+	return runtime.NewStrictDecodingError(strict)
 }
 
 // Marshal serializes obj as JSON with its kind and apiVersion filled in

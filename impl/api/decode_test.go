@@ -125,7 +125,7 @@ func TestDecodeManifestsErrorsNameTheDocument(t *testing.T) {
 		{"malformed YAML", ns + "---\nkind: Pod\n  bad: : indent\n", []string{"document 2 (line 6)", "malformed YAML"}},
 		{"duplicate key", "apiVersion: v1\nkind: Namespace\nkind: Namespace\n", []string{"document 1", "malformed YAML"}},
 		{"type error", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: three}\n",
-			[]string{"spec.replicas: expected int32, got string"}},
+			[]string{"json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"}},
 		{"not an object", "- a\n- b\n", []string{"document 1", "got a list"}},
 		{"line skips comments", "# header\n\n---\n# about w\n\napiVersion: v1\nkind: Widget\n", []string{"document 1 (line 6)"}},
 		{"malformed JSON", `{"kind": "Pod",`, []string{"document 1 (line 1)", "malformed JSON"}},

@@ -29,6 +29,7 @@ var (
 	fieldsV1Type      = reflect.TypeFor[metav1.FieldsV1]()
 	stringMapType     = reflect.TypeFor[map[string]string]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	unmarshalerType   = reflect.TypeFor[json.Unmarshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
