@@ -63,8 +63,8 @@ func BenchmarkDecodeManifestsSeedYAML(b *testing.B) {
 	}
 }
 
-// BenchmarkJSONMarshalPod is encoding/json, which Marshal's own encoder
-// stands in for (BenchmarkMarshalPod).
+// BenchmarkJSONMarshalPod is encoding/json alone; Marshal
+// (BenchmarkMarshalPod) adds filling in the kind on a shallow copy.
 func BenchmarkJSONMarshalPod(b *testing.B) {
 	obj := fixturePod(b)
 	b.ReportAllocs()

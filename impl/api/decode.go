@@ -436,9 +436,6 @@ func Marshal(obj any) ([]byte, error) {
 			cur.APIVersion = tm.APIVersion
 		}
 	}
-	if b, ok := appendJSON(make([]byte, 0, 2048), encPlanOf(cp.Type().Elem()), cp.UnsafePointer()); ok {
-		return b, nil
-	}
 	return json.Marshal(cp.Interface())
 }
 

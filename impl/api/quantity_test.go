@@ -33,7 +33,7 @@ func setQuantities(t *rapid.T, v reflect.Value) {
 }
 
 // A quantity is served as the real apiserver serves it: in its canonical
-// form, which the encoder and Canonicalize reproduce exactly.
+// form, which Canonicalize reproduces exactly.
 func TestQuantitiesRoundTripAsUpstreams(t *testing.T) {
 	for _, text := range quantityTexts {
 		p := &Pod{TypeMeta: TypeMeta{Kind: "Pod", APIVersion: "v1"}, Spec: PodSpec{Containers: []Container{{Name: "c", Resources: ResourceRequirements{

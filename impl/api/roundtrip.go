@@ -14,10 +14,10 @@ import (
 // values, json.Unmarshal(json.Marshal(v)) into a fresh value: fields tagged
 // omitempty that are empty come back nil, fields JSON does not carry come
 // back zero, times lose what their format cannot hold, and a pointer to a
-// zero time, written as null, comes back nil. Canonicalize and the encoder
-// (encode.go) follow them. A plan refuses what its users do not know to
-// reproduce exactly: an interface, a float, a raw JSON value, a type with
-// JSON methods of its own other than this package's.
+// zero time, written as null, comes back nil. Canonicalize follows them.
+// A plan refuses what it does not know to reproduce exactly: an
+// interface, a float, a type with JSON methods of its own other than
+// times, quantities, int-or-strings and raw JSON.
 
 var (
 	timeType          = reflect.TypeFor[Time]()
