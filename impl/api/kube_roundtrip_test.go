@@ -22,10 +22,8 @@ import (
 // built-in kind at random (randfill, with apimachinery's own metadata
 // fuzzer), writes them as encoding/json does, decodes them strictly into
 // converge's types and encodes them back: the JSON must come back as sent,
-// every field, every explicit empty value that Kubernetes writes. It is
-// TestEveryKubernetesFieldIsCarried's complement: that one finds a missing
-// field, this one a field carried differently (a pointer made a value, an
-// omitempty that Kubernetes lacks).
+// every field, every explicit empty value that Kubernetes writes, through
+// converge's decoder (strict, sigs.k8s.io/json) and Marshal.
 func TestKubernetesObjectsRoundTrip(t *testing.T) {
 	f := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(1), serializer.NewCodecFactory(runtime.NewScheme())).
 		NilChance(0.2).NumElements(0, 2).Funcs(

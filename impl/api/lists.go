@@ -9,8 +9,7 @@ import (
 // Lists are k8s.io/api's own types, which have no methods to reach their
 // items: Items and SetItems reach the Items field of any list. A list
 // whose items are not a slice of one kind (the registry's union of
-// kinds, a custom resource's list) has methods of its own, which they
-// call instead.
+// kinds) has methods of its own, which they call instead.
 
 type itemsGetter interface{ GetItems() []Object }
 
