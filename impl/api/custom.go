@@ -175,15 +175,14 @@ func (r CustomResource) ServesVersion(version string) bool { return slices.Conta
 // decodeCustom decodes a custom resource's body. Fields are not checked
 // against a Go type: the CRD's schema prunes and validates them later. The
 // kind must be the resource's, and the apiVersion expected's (the
-// request's version), as upstream accepts only the URL's.
-func decodeCustom(m map[string]any, j []byte, c *CustomObject, expected TypeMeta) error {
-	if err := duplicateFieldsError(j); err != nil {
-		return err
-	}
+// request's version), as upstream accepts only the URL's. strict are the
+// body's duplicate fields.
+func decodeCustom(m map[string]any, j []byte, c *CustomObject, expected TypeMeta) (strict []error, err error) {
+	strict = duplicateFields(j)
 	// Numbers as unstructured has them (int64, float64), which the
 	// schema machinery reads; m's are json.Numbers.
 	if err := c.UnmarshalJSON(j); err != nil {
-		return err
+		return nil, err
 	}
 	if c.Kind == "" {
 		c.Kind = expected.Kind
@@ -192,16 +191,16 @@ func decodeCustom(m map[string]any, j []byte, c *CustomObject, expected TypeMeta
 		c.APIVersion = expected.APIVersion
 	}
 	if c.APIVersion != expected.APIVersion {
-		return fmt.Errorf("the API version in the data (%s) does not match the expected API version (%s)", c.APIVersion, expected.APIVersion)
+		return nil, fmt.Errorf("the API version in the data (%s) does not match the expected API version (%s)", c.APIVersion, expected.APIVersion)
 	}
 	if c.Kind != expected.Kind {
 		// Upstream decodes custom resources as unstructured, kind and all,
 		// and its validator refuses the kind: 422.
 		group, _, _ := strings.Cut(expected.APIVersion, "/")
-		return NewInvalid(GroupKind{Group: group, Kind: expected.Kind}, c.Name,
+		return nil, NewInvalid(GroupKind{Group: group, Kind: expected.Kind}, c.Name,
 			FieldErrors{FieldInvalid("kind", c.Kind, "must be "+expected.Kind)})
 	}
-	return nil
+	return strict, nil
 }
 
 // schemaOf is the schema of the version c is written at.

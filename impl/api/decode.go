@@ -53,13 +53,41 @@ func DecodeManifests(data []byte) (objs []Object, err error) {
 // Decode decodes a single request body for resource, which may name a
 // subresource ("deployments/scale" decodes a Scale). kind and apiVersion
 // may be omitted; if present they must be the resource's. The result has
-// TypeMeta set.
-func Decode(resource string, data []byte) (obj Object, err error) {
+// TypeMeta set. An unknown or duplicate field is an error: a 400.
+func Decode(resource string, data []byte) (Object, error) {
+	return refuseStrict(DecodeFields(resource, "", data))
+}
+
+// DecodeAt is Decode for a request at apiVersion: a custom resource's
+// body must be at that version (or name none), as a request at another
+// version than the storage one sends it. Any other resource is Decode's.
+func DecodeAt(resource, apiVersion string, data []byte) (Object, error) {
+	return refuseStrict(DecodeFields(resource, apiVersion, data))
+}
+
+// DecodeFields is DecodeAt that leaves unknown and duplicate fields to the
+// caller, as kube-apiserver's handlers get them from its strict
+// serializer, to apply a request's fieldValidation: obj is decoded without
+// the unknown fields (of duplicates the last wins), and strict holds one
+// error for each (`unknown field "spec.x"`). apiVersion "" is the
+// resource's own.
+func DecodeFields(resource, apiVersion string, data []byte) (obj Object, strict []error, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			obj, err = nil, NewBadRequest(fmt.Sprintf("body could not be decoded: %v", r))
+			obj, strict, err = nil, nil, NewBadRequest(fmt.Sprintf("body could not be decoded: %v", r))
 		}
 	}()
+	if c, ok := customSnapshot()[resource]; ok {
+		if apiVersion == "" {
+			apiVersion = c.res.Info.APIVersion()
+		}
+		_, version, _ := strings.Cut(apiVersion, "/")
+		if !c.res.ServesVersion(version) {
+			return nil, nil, NewNotFound(GroupResource{Resource: resource}, "")
+		}
+		want := &CustomObject{TypeMeta: TypeMeta{Kind: c.res.Info.Kind, APIVersion: apiVersion}}
+		return decodeSlow(want, want.TypeMeta, data)
+	}
 	var want Object
 	if res, sub, ok := strings.Cut(resource, "/"); ok {
 		want, _, err = newSubresourceBody(res, sub)
@@ -67,65 +95,68 @@ func Decode(resource string, data []byte) (obj Object, err error) {
 		want, err = New(resource)
 	}
 	if err != nil {
-		return nil, NewNotFound(GroupResource{Resource: resource}, "")
+		return nil, nil, NewNotFound(GroupResource{Resource: resource}, "")
 	}
 	expected := *TypeOf(want)
-	if decodeFast(data, want, expected) {
-		return want, nil
+	if ok, strict := decodeFast(data, want, expected); ok {
+		return want, strict, nil
 	}
 	return decodeSlow(want, expected, data)
 }
 
-// DecodeAt is Decode for a request at apiVersion: a custom resource's
-// body must be at that version (or name none), as a request at another
-// version than the storage one sends it. Any other resource is Decode's.
-func DecodeAt(resource, apiVersion string, data []byte) (Object, error) {
-	c, ok := customSnapshot()[resource]
-	if !ok {
-		return Decode(resource, data)
+// refuseStrict turns DecodeFields' unknown and duplicate fields into the
+// strict serializer's error.
+func refuseStrict(obj Object, strict []error, err error) (Object, error) {
+	if err != nil {
+		return nil, err
 	}
-	_, version, _ := strings.Cut(apiVersion, "/")
-	if !c.res.ServesVersion(version) {
-		return nil, NewNotFound(GroupResource{Resource: resource}, "")
+	if len(strict) > 0 {
+		return nil, NewBadRequest(runtime.NewStrictDecodingError(strict).Error())
 	}
-	want := &CustomObject{TypeMeta: TypeMeta{Kind: c.res.Info.Kind, APIVersion: apiVersion}}
-	return decodeSlow(want, want.TypeMeta, data)
+	return obj, nil
 }
 
-// decodeSlow is Decode for any input, with the error worded.
-func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, error) {
+// decodeSlow is DecodeFields for any input, with the error worded.
+func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, []error, error) {
 	docs := splitDocuments(data)
 	if len(docs) != 1 {
-		return nil, NewBadRequest(fmt.Sprintf("expected one object in the request body, found %d", len(docs)))
+		return nil, nil, NewBadRequest(fmt.Sprintf("expected one object in the request body, found %d", len(docs)))
 	}
 	if docs[0].err != nil {
-		return nil, NewBadRequest(docs[0].err.Error())
+		return nil, nil, NewBadRequest(docs[0].err.Error())
 	}
 	m, err := asObject(docs[0].json)
 	if err != nil {
-		return nil, NewBadRequest(err.Error())
+		return nil, nil, NewBadRequest(err.Error())
 	}
 	if c, ok := want.(*CustomObject); ok {
-		if err := decodeCustom(m, docs[0].json, c, expected); err != nil {
+		strict, err := decodeCustom(m, docs[0].json, c, expected)
+		if err != nil {
 			var se *StatusError
 			if errors.As(err, &se) {
-				return nil, se
+				return nil, nil, se
 			}
-			return nil, NewBadRequest(err.Error())
+			return nil, nil, NewBadRequest(err.Error())
 		}
-		return c, nil
+		return c, strict, nil
 	}
 	if v, ok := m["apiVersion"].(string); ok && v != "" && v != expected.APIVersion {
-		return nil, NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", v, expected.APIVersion))
+		return nil, nil, NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", v, expected.APIVersion))
 	}
 	if k, ok := m["kind"].(string); ok && k != "" && k != expected.Kind {
-		return nil, NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", k, expected.Kind))
+		return nil, nil, NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", k, expected.Kind))
 	}
-	if err := decodeStrict(docs[0].json, want); err != nil {
-		return nil, NewBadRequest(err.Error())
+	strict, err := kjson.UnmarshalStrict(docs[0].json, want)
+	if err != nil {
+		_, version, _ := strings.Cut(expected.APIVersion, "/")
+		if version == "" {
+			version = expected.APIVersion
+		}
+		// Worded as kube-apiserver's handlers word a body that does not decode.
+		return nil, nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", expected.Kind, version, expected.Kind, err))
 	}
 	*TypeOf(want) = expected
-	return want, nil
+	return want, strict, nil
 }
 
 // splitDocuments cuts a manifest stream into documents and converts each
@@ -280,8 +311,8 @@ func decodeDocument(j []byte, label string) ([]Object, error) {
 	if apiVersion != wantVersion {
 		return nil, bad("no matches for kind %q in version %q (use %q)", kind, apiVersion, wantVersion)
 	}
-	if err := duplicateFieldsError(j); err != nil {
-		return nil, bad("%v", err)
+	if strict := duplicateFields(j); len(strict) > 0 {
+		return nil, bad("%v", runtime.NewStrictDecodingError(strict))
 	}
 	for k := range m {
 		if k != "kind" && k != "apiVersion" && k != "metadata" && k != "items" {
@@ -364,7 +395,11 @@ func decodeObject(m map[string]any, j []byte, kind, apiVersion string) (Object, 
 	if c, custom := customByKind(kind); !ok && custom {
 		obj := &CustomObject{}
 		info := c.res.Info
-		if err := decodeCustom(m, j, obj, TypeMeta{Kind: kind, APIVersion: info.APIVersion()}); err != nil {
+		strict, err := decodeCustom(m, j, obj, TypeMeta{Kind: kind, APIVersion: info.APIVersion()})
+		if err == nil && len(strict) > 0 {
+			err = runtime.NewStrictDecodingError(strict)
+		}
+		if err != nil {
 			return nil, err
 		}
 		return obj, nil
@@ -404,16 +439,16 @@ func decodeStrict(j []byte, obj any) error {
 	return nil
 }
 
-// duplicateFieldsError is the strict decoding error for the duplicate
+// duplicateFields are the strict decoding errors for the duplicate
 // fields of j, where nothing checks j against a Go type (a list's
-// envelope, a custom resource), or nil.
-func duplicateFieldsError(j []byte) error {
+// envelope, a custom resource).
+func duplicateFields(j []byte) []error {
 	var v any
 	strict, err := kjson.UnmarshalStrict(j, &v, kjson.DisallowDuplicateFields)
-	if err != nil || len(strict) == 0 {
+	if err != nil {
 		return nil // malformed input is reported by the decode that follows
 	}
-	return runtime.NewStrictDecodingError(strict)
+	return strict
 }
 
 // Marshal serializes obj as JSON with its kind and apiVersion filled in

@@ -14,23 +14,24 @@ import (
 // (FuzzDecodeFastMatchesSlow).
 
 // decodeFast decodes data into want when data is one clean JSON object of
-// want's type whose kind and apiVersion are absent or expected.
-func decodeFast(data []byte, want Object, expected TypeMeta) bool {
+// want's type whose kind and apiVersion are absent or expected; strict are
+// its unknown and duplicate fields.
+func decodeFast(data []byte, want Object, expected TypeMeta) (ok bool, strict []error) {
 	i := 0
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
 	if i == len(data) || data[i] != '{' {
-		return false
+		return false, nil
 	}
 	strict, err := kjson.UnmarshalStrict(data, want)
 	tm := TypeOf(want)
-	if err != nil || len(strict) > 0 ||
+	if err != nil ||
 		(tm.APIVersion != "" && tm.APIVersion != expected.APIVersion) || (tm.Kind != "" && tm.Kind != expected.Kind) {
 		reflect.ValueOf(want).Elem().SetZero() // the slow path starts afresh, as New made it
 		*tm = expected
-		return false
+		return false, nil
 	}
 	*tm = expected
-	return true
+	return true, strict
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,27 +35,40 @@ func TestDecodeFastTakesCleanBodiesOnly(t *testing.T) {
 		require.NoError(t, err)
 		resource := map[string]string{"deployment.json": "deployments", "pod.json": "pods", "node.json": "nodes", "service.json": "services", "endpoints.json": "endpoints"}[name]
 		fast, expected := newFor(t, resource)
-		assert.True(t, decodeFast(b, fast, expected), name)
+		ok, strict := decodeFast(b, fast, expected)
+		assert.True(t, ok, name)
+		assert.Empty(t, strict, name)
 		slow, _ := newFor(t, resource)
-		slowObj, err := decodeSlow(slow, expected, b)
+		slowObj, _, err := decodeSlow(slow, expected, b)
 		require.NoError(t, err, name)
 		assert.Equal(t, slowObj, fast, name)
 	}
-	for _, body := range []string{
-		`{"metadata":{"name":"x"},"spec":{"nodeNmae":"n"}}`,                    // unknown field
-		`{"metadata":{"name":"x","name":"y"}}`,                                 // duplicate key
-		`{"metadata":{"labels":{"a":"1","a":"2"}}}`,                            // duplicate map key
-		`{"Metadata":{"name":"x"}}`,                                            // case differs
-		`{"metadata":{"name":"x"}} {}`,                                         // two values
-		`{"kind":"Node"}`,                                                      // wrong kind
-		`{"apiVersion":"apps/v1"}`,                                             // wrong apiVersion
-		`{"metadata":{"name":1}}`,                                              // type mismatch
-		"metadata:\n  name: x\n",                                               // YAML
-		`{"spec":{"containers":[{"name":"a","image":"i","imagee":"j"}]}}`,      // unknown in a list
-		`{"metadata":{"annotations":{"x":"1"}},"spec":{"overheed":{"cpu":1}}}`, // unknown top field
+	// Unknown and duplicate fields are the caller's to refuse or not.
+	for body, want := range map[string]string{
+		`{"metadata":{"name":"x"},"spec":{"nodeNmae":"n"}}`:                    `unknown field "spec.nodeNmae"`,
+		`{"metadata":{"name":"x","name":"y"}}`:                                 `duplicate field "metadata.name"`,
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`:                            `duplicate field "metadata.labels.a"`,
+		`{"Metadata":{"name":"x"}}`:                                            `unknown field "Metadata"`,
+		`{"spec":{"containers":[{"name":"a","image":"i","imagee":"j"}]}}`:      `unknown field "spec.containers[0].imagee"`,
+		`{"metadata":{"annotations":{"x":"1"}},"spec":{"overheed":{"cpu":1}}}`: `unknown field "spec.overheed"`,
 	} {
 		o, expected := newFor(t, "pods")
-		assert.False(t, decodeFast([]byte(body), o, expected), body)
+		ok, strict := decodeFast([]byte(body), o, expected)
+		assert.True(t, ok, body)
+		if assert.Len(t, strict, 1, body) {
+			assert.Equal(t, want, strict[0].Error(), body)
+		}
+	}
+	for _, body := range []string{
+		`{"metadata":{"name":"x"}} {}`, // two values
+		`{"kind":"Node"}`,              // wrong kind
+		`{"apiVersion":"apps/v1"}`,     // wrong apiVersion
+		`{"metadata":{"name":1}}`,      // type mismatch
+		"metadata:\n  name: x\n",       // YAML
+	} {
+		o, expected := newFor(t, "pods")
+		ok, _ := decodeFast([]byte(body), o, expected)
+		assert.False(t, ok, body)
 		fresh, _ := newFor(t, "pods")
 		assert.Equal(t, fresh, o, "a refused body leaves the object as New made it: %s", body)
 	}
@@ -82,16 +96,19 @@ func FuzzDecodeFastMatchesSlow(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		resource := fastResources[int(which)%len(fastResources)]
-		got, gotErr := Decode(resource, data)
+		got, gotStrict, gotErr := DecodeFields(resource, "", data)
 		slow, expected := newFor(t, resource)
-		want, wantErr := func() (o Object, err error) {
+		want, wantStrict, wantErr := func() (o Object, strict []error, err error) {
 			defer func() {
 				if r := recover(); r != nil {
-					o, err = nil, NewBadRequest("panic")
+					o, strict, err = nil, nil, NewBadRequest("panic")
 				}
 			}()
 			return decodeSlow(slow, expected, data)
 		}()
+		if fmt.Sprint(gotStrict) != fmt.Sprint(wantStrict) {
+			t.Fatalf("DecodeFields strict %v, slow path strict %v", gotStrict, wantStrict)
+		}
 		if (gotErr == nil) != (wantErr == nil) {
 			t.Fatalf("Decode err %v, slow path err %v", gotErr, wantErr)
 		}

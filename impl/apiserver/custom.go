@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -137,46 +136,6 @@ func requestedVersion(r *http.Request) string {
 func atStorageVersion(rt route) bool {
 	c, ok := api.LookupCustom(rt.Resource.Resource)
 	return !ok || c.Info.Version == rt.Resource.Version
-}
-
-// checkUnknownFields applies the request's fieldValidation to a custom
-// resource's fields that its schema does not know, as kube-apiserver's
-// decoder does: Strict refuses them (400), Warn (the default) and Ignore
-// prune them, Warn with a warning each. patched is the patched object a
-// patch decoded obj from (nil for a create or an update): Strict then
-// refuses it as an invalid patch, as upstream's patch handler does.
-func checkUnknownFields(w http.ResponseWriter, r *http.Request, obj api.Object, patched []byte) error {
-	c, ok := obj.(*api.CustomObject)
-	if !ok {
-		return nil
-	}
-	unknown, err := api.PrepareCustom(c)
-	if err != nil {
-		return api.NewBadRequest(err.Error())
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	switch r.URL.Query().Get("fieldValidation") {
-	case "Strict":
-		msgs := make([]string, len(unknown))
-		for i, f := range unknown {
-			msgs[i] = fmt.Sprintf("unknown field %q", f)
-		}
-		if patched != nil {
-			return api.NewInvalid(api.GroupKind{}, "", api.FieldErrors{api.FieldInvalid("patch", string(patched),
-				"strict decoding error: "+strings.Join(msgs, ", "))})
-		}
-		_, version, _ := strings.Cut(c.APIVersion, "/")
-		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s",
-			c.Kind, version, c.Kind, strings.Join(msgs, ", ")))
-	case "Ignore":
-	default:
-		for _, f := range unknown {
-			w.Header().Add("Warning", fmt.Sprintf("299 - %q", fmt.Sprintf("unknown field %q", f)))
-		}
-	}
-	return nil
 }
 
 // columnPrinter is what impl/crd's compiled version prints with: the CRD's

@@ -101,7 +101,7 @@ func endpointSliceBadRequests() []badRequest {
 			code: 422, reason: api.StatusReasonInvalid, msg: `endpoints[1].addresses[0]: Invalid value: "fd00::2": must be a valid IPv4 address`},
 		{name: "endpointslice duplicate port name", method: "POST", path: slicePath, body: strings.Replace(sliceBody, `"name":"https"`, `"name":"http"`, 1),
 			code: 422, reason: api.StatusReasonInvalid, msg: `ports[1].name: Duplicate value: "http"`},
-		{name: "endpointslice unknown field", method: "POST", path: slicePath, body: strings.Replace(sliceBody, `"addressType"`, `"addressTypes"`, 1),
+		{name: "endpointslice unknown field", method: "POST", path: slicePath + "?fieldValidation=Strict", body: strings.Replace(sliceBody, `"addressType"`, `"addressTypes"`, 1),
 			code: 400, reason: api.StatusReasonBadRequest},
 		{name: "endpointslice in the core group", method: "GET", path: "/api/v1/namespaces/default/endpointslices", code: 404, reason: api.StatusReasonNotFound},
 	}

@@ -12,7 +12,7 @@ import (
 // namespace controller does once the namespace is empty; discovery lists
 // only "update" for it, as upstream does.
 func (s *Server) serveFinalize(w http.ResponseWriter, r *http.Request, rt route) {
-	obj, err := decodeFor(r, rt, rt.Resource.Resource)
+	obj, err := decodeFor(w, r, rt, rt.Resource.Resource)
 	if err != nil {
 		writeError(w, err)
 		return

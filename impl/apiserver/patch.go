@@ -72,7 +72,9 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 		return
 	}
 	for attempt := 0; ; attempt++ {
-		out, retry, err := patchOnce(mt, body, rt, t, func(o api.Object, patched []byte) error { return checkUnknownFields(w, r, o, patched) })
+		out, retry, err := patchOnce(mt, body, rt, t, func(o api.Object, strict []error, patched []byte) error {
+			return validateFields(w, r, o, strict, patched)
+		})
 		if err != nil && retry && attempt < maxPatchRetries {
 			continue
 		}
@@ -87,7 +89,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, rt route, t 
 
 // patchOnce is one read-patch-write; retry says a conflict may go away on
 // a fresh read.
-func patchOnce(mt string, body []byte, rt route, t patchTarget, check func(api.Object, []byte) error) (api.Object, bool, error) {
+func patchOnce(mt string, body []byte, rt route, t patchTarget, check func(api.Object, []error, []byte) error) (api.Object, bool, error) {
 	cur, err := t.get()
 	if err != nil {
 		return nil, false, err
@@ -100,14 +102,14 @@ func patchOnce(mt string, body []byte, rt route, t patchTarget, check func(api.O
 	if err != nil {
 		return nil, false, err
 	}
-	obj, err := api.DecodeAt(t.kind, rt.Resource.APIVersion(), patched)
+	obj, strict, err := api.DecodeFields(t.kind, rt.Resource.APIVersion(), patched)
 	if err != nil {
 		return nil, false, err
 	}
 	if err := checkIdentity(obj, rt); err != nil {
 		return nil, false, err
 	}
-	if err := check(obj, patched); err != nil {
+	if err := check(obj, strict, patched); err != nil {
 		return nil, false, err
 	}
 	curRV := api.Meta(cur).ResourceVersion

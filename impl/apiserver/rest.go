@@ -186,9 +186,10 @@ func readBody(r *http.Request, accepted ...string) ([]byte, string, error) {
 	return b, mt, nil
 }
 
-// decodeFor reads the body as rt's kind (or subresource kind) and checks
-// its namespace and, for named routes, its name against the URL.
-func decodeFor(r *http.Request, rt route, kindPath string) (api.Object, error) {
+// decodeFor reads the body as rt's kind (or subresource kind), applies the
+// request's fieldValidation to the fields the kind does not have, and
+// checks its namespace and, for named routes, its name against the URL.
+func decodeFor(w http.ResponseWriter, r *http.Request, rt route, kindPath string) (api.Object, error) {
 	b, _, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -196,8 +197,11 @@ func decodeFor(r *http.Request, rt route, kindPath string) (api.Object, error) {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil, api.NewBadRequest("the request body is empty")
 	}
-	obj, err := api.DecodeAt(kindPath, rt.Resource.APIVersion(), b)
+	obj, strict, err := api.DecodeFields(kindPath, rt.Resource.APIVersion(), b)
 	if err != nil {
+		return nil, err
+	}
+	if err := validateFields(w, r, obj, strict, nil); err != nil {
 		return nil, err
 	}
 	return obj, checkIdentity(obj, rt)
@@ -222,10 +226,7 @@ func checkIdentity(obj api.Object, rt route) error {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
-	obj, err := decodeFor(r, rt, rt.Resource.Resource)
-	if err == nil {
-		err = checkUnknownFields(w, r, obj, nil)
-	}
+	obj, err := decodeFor(w, r, rt, rt.Resource.Resource)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -245,10 +246,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, rt route) {
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, rt route) {
-	obj, err := decodeFor(r, rt, rt.Resource.Resource)
-	if err == nil {
-		err = checkUnknownFields(w, r, obj, nil)
-	}
+	obj, err := decodeFor(w, r, rt, rt.Resource.Resource)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -353,20 +351,4 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, rt rou
 		return
 	}
 	writeObject(w, r, http.StatusOK, list)
-}
-
-// writeOptionsKinds are the options kinds of the writes that take
-// fieldValidation.
-var writeOptionsKinds = map[string]string{"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions"}
-
-// checkFieldValidation refuses a fieldValidation that is none of
-// upstream's three, as its options validation does, for every resource.
-func checkFieldValidation(r *http.Request, verb string) error {
-	kind, write := writeOptionsKinds[verb]
-	v := r.URL.Query().Get("fieldValidation")
-	if !write || v == "" || v == "Ignore" || v == "Warn" || v == "Strict" {
-		return nil
-	}
-	return api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: kind}, "",
-		api.FieldErrors{api.FieldNotSupported("fieldValidation", v, []string{"Ignore", "Strict", "Warn"})})
 }

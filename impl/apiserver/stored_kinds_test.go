@@ -102,7 +102,7 @@ func storedBadRequests() []badRequest {
 			code: 422, reason: api.StatusReasonInvalid, msg: "data[a/b]: Invalid value"},
 		{name: "configmap key in data and binaryData", method: "POST", path: cmPath, body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"k":"x"},"binaryData":{"k":"eA=="}}`,
 			code: 422, reason: api.StatusReasonInvalid, msg: "duplicate of key present in data"},
-		{name: "configmap unknown field", method: "POST", path: cmPath, body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"u"},"datum":{}}`,
+		{name: "configmap unknown field", method: "POST", path: cmPath + "?fieldValidation=Strict", body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"u"},"datum":{}}`,
 			code: 400, reason: api.StatusReasonBadRequest},
 		{name: "tls secret without its keys", method: "POST", path: secPath, body: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"tls"},"type":"kubernetes.io/tls"}`,
 			code: 422, reason: api.StatusReasonInvalid, msg: "data[tls.crt]: Required value"},

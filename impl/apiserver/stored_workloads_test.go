@@ -143,7 +143,7 @@ func workloadBadRequests() []badRequest {
 		{name: "pvc without a storage request", method: "POST", path: pvcPath,
 			body: strings.Replace(pvcBody, `"resources":{"requests":{"storage":"5Gi"}}`, `"resources":{}`, 1),
 			code: 422, reason: api.StatusReasonInvalid, msg: "spec.resources[storage]: Required value"},
-		{name: "pvc unknown field", method: "POST", path: pvcPath, body: strings.Replace(pvcBody, `"storageClassName"`, `"storageClass"`, 1),
+		{name: "pvc unknown field", method: "POST", path: pvcPath + "?fieldValidation=Strict", body: strings.Replace(pvcBody, `"storageClassName"`, `"storageClass"`, 1),
 			code: 400, reason: api.StatusReasonBadRequest},
 		{name: "statefulset in the core group", method: "GET", path: "/api/v1/namespaces/default/statefulsets", code: 404, reason: api.StatusReasonNotFound},
 		{name: "job scale", method: "GET", path: jobPath + "/pi/scale", code: 404, reason: api.StatusReasonNotFound},

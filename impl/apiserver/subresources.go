@@ -16,10 +16,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, rt route, v
 	case "get":
 		s.get(w, r, rt)
 	case "update":
-		obj, err := decodeFor(r, rt, rt.Resource.Resource)
-		if err == nil {
-			err = checkUnknownFields(w, r, obj, nil)
-		}
+		obj, err := decodeFor(w, r, rt, rt.Resource.Resource)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -60,7 +57,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, rt route, ve
 		}
 		writeObject(w, r, http.StatusOK, sc)
 	case "update":
-		obj, err := decodeFor(r, rt, rt.Resource.Resource+"/scale")
+		obj, err := decodeFor(w, r, rt, rt.Resource.Resource+"/scale")
 		if err != nil {
 			writeError(w, err)
 			return
@@ -150,7 +147,7 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, rt route) 
 	if rt.Subresource == "" {
 		kind = "bindings"
 	}
-	obj, err := decodeFor(r, rt, kind)
+	obj, err := decodeFor(w, r, rt, kind)
 	if err != nil {
 		writeError(w, err)
 		return
