@@ -57,3 +57,25 @@ func TestCompactionMakesOldRevisionsGone(t *testing.T) {
 		t.Fatal("Compact to a future revision succeeded")
 	}
 }
+
+// A compaction is Gone for the Store that made it even while the etcd
+// member serving a read or watch still holds the history, as a member
+// that applies the compaction late does.
+func TestOwnCompactionIsGoneOnALaggingMember(t *testing.T) {
+	t.Parallel()
+	s := storetest.Isolated(t)
+	ctx := ctxT(t)
+	a := pod("ns", "a")
+	r1 := mustCreate(t, s, a, "v1")
+	r2, _ := s.Update(ctx, a, []byte("v2"), r1)
+	r3, _ := s.Update(ctx, a, []byte("v3"), r2)
+	store.CompactedLocally(s, r3)
+	_, _, _, err := s.List(ctx, "pods", "", store.ListOptions{AtRev: r2})
+	wantErr(t, "List below the Store's compaction", err, store.ErrGone)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wantErr(t, "Watch below the Store's compaction", next(t, ctx, s.Watch(wctx, "pods", "", r1)).Err, store.ErrGone)
+	if ev := next(t, ctx, s.Watch(wctx, "pods", "", r2)); ev.Err != nil || ev.Object.Rev != r3 {
+		t.Fatalf("Watch from %d: %s, want the write at %d", r2, brief(ev), r3)
+	}
+}

@@ -80,6 +80,9 @@ func (s *Store) ListPage(ctx context.Context, resource, namespace string, o List
 	if o.Limit > 0 {
 		opts = append(opts, clientv3.WithLimit(o.Limit))
 	}
+	if s.compactedPast(rev) {
+		return Page{}, fmt.Errorf("%w: list %s at revision %d", ErrGone, resource, rev)
+	}
 	resp, err := s.c.Get(ctx, start, s.reads(opts...)...)
 	if errors.Is(err, rpctypes.ErrCompacted) {
 		return Page{}, fmt.Errorf("%w: list %s at revision %d", ErrGone, resource, rev)

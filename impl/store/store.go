@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -37,12 +38,17 @@ type Store struct {
 	prefix   string
 	counters *counterCache
 	mode     *readMode
+	// compacted is the highest revision this Store compacted to. Each
+	// etcd member applies a compaction in its own time, so a lagging one
+	// still serves the history; kube-apiserver answers 410 for what its
+	// compactor compacted whichever member serves, and so does the Store.
+	compacted *atomic.Int64
 }
 
 // New returns a Store over c whose keys all start with prefix ("" in
 // production; a unique prefix per test isolates tests sharing an etcd).
 func New(c *clientv3.Client, prefix string) *Store {
-	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/"), counters: &counterCache{}, mode: &readMode{}}
+	return &Store{c: c, prefix: strings.TrimSuffix(prefix, "/"), counters: &counterCache{}, mode: &readMode{}, compacted: &atomic.Int64{}}
 }
 
 // Create stores a new object and returns its revision. ErrAlreadyExists if
@@ -197,14 +203,17 @@ func (s *Store) Compact(ctx context.Context, rev int64) error {
 		return fmt.Errorf("%w: compact revision %d must be positive", ErrInvalid, rev)
 	}
 	_, err := s.c.Compact(ctx, rev)
-	if errors.Is(err, rpctypes.ErrCompacted) {
-		return nil // already compacted at least this far
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, rpctypes.ErrCompacted) { // ErrCompacted: already compacted at least this far
 		return fmt.Errorf("store: compact to revision %d: %w", rev, err)
+	}
+	for c := s.compacted.Load(); c < rev && !s.compacted.CompareAndSwap(c, rev); c = s.compacted.Load() {
 	}
 	return nil
 }
+
+// compactedPast says whether history before rev was compacted by this
+// Store: what etcd answers ErrCompacted for once every member applied it.
+func (s *Store) compactedPast(rev int64) bool { return rev != 0 && rev < s.compacted.Load() }
 
 func absent(key string) clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(key), "=", 0)

@@ -49,6 +49,11 @@ func (s *Store) Watch(ctx context.Context, resource, namespace string, fromRev i
 		close(out)
 		return out
 	}
+	if s.compactedPast(fromRev + 1) {
+		out <- StoreEvent{Err: watchError(resource, fromRev, s.compacted.Load(), rpctypes.ErrCompacted)}
+		close(out)
+		return out
+	}
 	wctx, cancel := context.WithCancel(ctx)
 	// No WithPrevKV: etcd would then read every event's previous value,
 	// one range per event, when only deletions need it (see eventFrom).
