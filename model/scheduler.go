@@ -94,10 +94,10 @@ func pickNode(p *Pod, nodes []Obj, used map[string]use) string {
 	best, bestScore := "", -1
 	for _, o := range nodes {
 		n := o.(*Node)
-		if len(misfits(p, n, used[n.Name])) > 0 {
+		u := used[n.Name]
+		if !fits(p, n, u) {
 			continue
 		}
-		u := used[n.Name]
 		cpu, mem := u.cpu+p.CPU, u.mem+p.Memory
 		score := ((n.CPU-cpu)*100/n.CPU + (n.Memory-mem)*100/n.Memory) / 2
 		if score > bestScore { // nodes come in name order: ties keep the lowest
@@ -125,6 +125,21 @@ func usage(p *Pod, pods []Obj) map[string]use {
 		used[q.NodeName] = u
 	}
 	return used
+}
+
+// fits says misfits finds no reason, without wording any: the scheduler
+// asks it of every node for every pod it places.
+func fits(p *Pod, n *Node, u use) bool {
+	if n.Deleting || !n.Ready || u.cpu+p.CPU > n.CPU || u.mem+p.Memory > n.Memory || u.pods+1 > n.MaxPods {
+		return false
+	}
+	for _, t := range n.Taints {
+		i := strings.LastIndexByte(t, ':')
+		if effect := t[i+1:]; i >= 0 && (effect == "NoSchedule" || effect == "NoExecute") {
+			return false
+		}
+	}
+	return subset(p.NodeSelector, n.Labels)
 }
 
 // misfits are the filter's reasons for keeping p off n, in the words of

@@ -2,9 +2,12 @@ package cluster
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +29,11 @@ type flowFigures struct {
 	converged    bool
 	notConverged error
 }
+
+// flowProfile is where runFlow writes a CPU profile of the flow alone
+// (from apply to convergence): -cpuprofile would hold the model's flow and
+// the etcd floor's rounds too.
+var flowProfile = flag.String("scale.flowprofile", "", "write a CPU profile of each scale flow (apply to convergence) to this file")
 
 // runFlow boots a running cluster of nodes nodes (tick: its heartbeat
 // period, 0 for the default), applies a Deployment of pods replicas and
@@ -60,6 +68,7 @@ func runFlow(tb testing.TB, nodes, pods int, tick, limit time.Duration) flowFigu
 	if b != nil {
 		b.StartTimer()
 	}
+	stopProfile := startFlowProfile(tb)
 	start, cpuStart := time.Now(), cpuTime(tb)
 	if res := r.Apply(model.Action{Op: model.OpApply, Key: "big", N: pods, Image: "nginx:1"}); res.Err != nil {
 		tb.Fatal(res.Err)
@@ -68,6 +77,7 @@ func runFlow(tb testing.TB, nodes, pods int, tick, limit time.Duration) flowFigu
 	_, f.notConverged = r.WaitConverged(ctx, 2*time.Millisecond)
 	cancel()
 	f.took, f.cpu = time.Since(start), cpuTime(tb)-cpuStart
+	stopProfile()
 	if b != nil {
 		b.StopTimer()
 	}
@@ -83,6 +93,21 @@ func runFlow(tb testing.TB, nodes, pods int, tick, limit time.Duration) flowFigu
 	f.puts = median(append(putRounds, rawPutRounds(tb, storetest.GRPCClient(tb))...))
 	f.inproc = median(append(inprocRounds, rawPutRounds(tb, storetest.Client(tb))...))
 	return f
+}
+
+// startFlowProfile starts -scale.flowprofile's CPU profile, if asked.
+func startFlowProfile(tb testing.TB) (stop func()) {
+	if *flowProfile == "" {
+		return func() {}
+	}
+	f, err := os.Create(*flowProfile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		tb.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // floor is the time raw concurrent puts at the given rate take to make the
