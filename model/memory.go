@@ -4,6 +4,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Memory is what a component keeps between steps and decides from: its
@@ -32,7 +33,7 @@ type Memory struct {
 	// asked (ownedBuilt), kept up to date by Put and Remove: the replicaset
 	// controller syncs a ReplicaSet on every event of its pods, and going
 	// through all ten thousand pods each time made a rollout quadratic.
-	owned      map[int64]map[string]*Pod
+	owned      map[int64]*ownedPods
 	ownedBuilt bool
 	// Rev is, per kind, the revision of the last event its informer
 	// delivered (or of its last list).
@@ -199,16 +200,56 @@ func (m *Memory) Remove(r Ref) {
 	}
 }
 
+// ownedPods are one owner's viewed pods, by key, and a tally of those
+// that are not Deleting by their labels (usually one set: the owner's), so
+// that a ReplicaSet's sync with nothing to create, delete or free counts
+// its pods without going through them.
+type ownedPods struct {
+	byKey map[string]*Pod
+	live  map[string]*labelTally
+}
+
+// labelTally counts the live pods of one owner that carry labels.
+type labelTally struct {
+	labels   map[string]string
+	n, ready int
+}
+
 // OwnedPods yields the viewed pods whose owner has the given UID, in no
 // set order. The view must not change meanwhile.
 func (m *Memory) OwnedPods(uid int64) iter.Seq[*Pod] {
+	m.buildOwned()
+	if o := m.owned[uid]; o != nil {
+		return maps.Values(o.byKey)
+	}
+	return func(func(*Pod) bool) {}
+}
+
+// OwnedTally counts the viewed pods whose owner has the given UID and
+// that are not Deleting: selected are those selector Matches, ready the
+// Ready ones among them, and strays those it does not match.
+func (m *Memory) OwnedTally(uid int64, selector map[string]string) (selected, ready, strays int) {
+	m.buildOwned()
+	if o := m.owned[uid]; o != nil {
+		for _, t := range o.live {
+			if Matches(selector, t.labels) {
+				selected, ready = selected+t.n, ready+t.ready
+			} else {
+				strays += t.n
+			}
+		}
+	}
+	return selected, ready, strays
+}
+
+// buildOwned builds the owner index on first use.
+func (m *Memory) buildOwned() {
 	if !m.ownedBuilt {
 		m.ownedBuilt = true
 		for _, o := range m.view[KindPod] {
 			m.own(o, +1)
 		}
 	}
-	return maps.Values(m.owned[uid])
 }
 
 // own adds (sign +1) or takes away (-1) pod o in the owner index, once
@@ -218,22 +259,57 @@ func (m *Memory) own(o Obj, sign int) {
 	if !ok || !m.ownedBuilt || p.Owner.UID == 0 {
 		return
 	}
-	byName := m.owned[p.Owner.UID]
-	if sign < 0 {
-		delete(byName, KeyOf(p))
-		if len(byName) == 0 {
-			delete(m.owned, p.Owner.UID)
+	op := m.owned[p.Owner.UID]
+	if op == nil {
+		if sign < 0 {
+			return
 		}
-		return
-	}
-	if byName == nil {
 		if m.owned == nil {
-			m.owned = map[int64]map[string]*Pod{}
+			m.owned = map[int64]*ownedPods{}
 		}
-		byName = map[string]*Pod{}
-		m.owned[p.Owner.UID] = byName
+		op = &ownedPods{byKey: map[string]*Pod{}, live: map[string]*labelTally{}}
+		m.owned[p.Owner.UID] = op
 	}
-	byName[KeyOf(p)] = p
+	if sign < 0 {
+		delete(op.byKey, KeyOf(p))
+	} else {
+		op.byKey[KeyOf(p)] = p
+	}
+	if !p.Deleting {
+		sig := labelsKey(p.Labels)
+		t := op.live[sig]
+		if t == nil {
+			t = &labelTally{labels: p.Labels}
+			op.live[sig] = t
+		}
+		t.n += sign
+		if p.Ready {
+			t.ready += sign
+		}
+		if t.n == 0 {
+			delete(op.live, sig)
+		}
+	}
+	if len(op.byKey) == 0 {
+		delete(m.owned, p.Owner.UID)
+	}
+}
+
+// labelsKey is one string for a set of labels: equal sets, equal keys.
+func labelsKey(labels map[string]string) string {
+	if len(labels) == 1 {
+		for k, v := range labels {
+			return k + "\x00" + v + "\x00"
+		}
+	}
+	var b strings.Builder
+	for _, k := range sortedKeys(labels) {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(labels[k])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // count adds (sign +1) or takes away (-1) what pod o, if bound, requests

@@ -51,19 +51,24 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 	if c.Waiting(key) {
 		return
 	}
-	pods, strays := activePods(c, rs)
+	// Most syncs create, delete and free nothing: counting its pods is
+	// enough, where listing them made a sync cost every pod of the set.
+	selected, ready, strays := c.OwnedTally(rs.UID, rs.PodLabels)
 	rev := int64(0)
-	// A pod it no longer selects goes free, as upstream's claimPods
-	// releases it: kubectl label pod X app=debug takes a pod out of the set
-	// (and out of its Services), and a new one takes its place.
-	for _, p := range strays {
-		free := p.shallow().(*Pod)
-		free.Owner = Owner{}
-		if r := t.Update(VerbUpdate, p, free); r != 0 {
-			rev = r
+	if strays > 0 {
+		// A pod it no longer selects goes free, as upstream's claimPods
+		// releases it: kubectl label pod X app=debug takes a pod out of
+		// the set (and out of its Services), and a new one takes its place.
+		_, strays := activePods(c, rs)
+		for _, p := range strays {
+			free := p.shallow().(*Pod)
+			free.Owner = Owner{}
+			if r := t.Update(VerbUpdate, p, free); r != 0 {
+				rev = r
+			}
 		}
 	}
-	diff := rs.Replicas - len(pods)
+	diff := rs.Replicas - selected
 	switch {
 	case diff > 0:
 		batch := make([]Obj, diff)
@@ -81,18 +86,14 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 			rev = r
 		}
 	case diff < 0:
+		pods, _ := activePods(c, rs)
 		for _, p := range deletionOrder(pods)[:-diff] {
 			if r := t.Delete(p); r != 0 {
 				rev = r
 			}
 		}
 	default:
-		s := ReplicaSetStatus{Replicas: len(pods)}
-		for _, p := range pods {
-			if p.Ready {
-				s.ReadyReplicas++
-			}
-		}
+		s := ReplicaSetStatus{Replicas: selected, ReadyReplicas: ready}
 		if s != rs.Status {
 			n := rs.shallow().(*ReplicaSet)
 			n.Status = s
