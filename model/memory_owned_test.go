@@ -2,53 +2,60 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// TestOwnedTallyAgreesWithAWalk: after any sequence of puts and removes
-// of pods (owners, labels, readiness and deletion drawn at random), the
-// owner index's tally is what going through the owner's pods counts, as
-// the ReplicaSet controller used to count them.
-func TestOwnedTallyAgreesWithAWalk(t *testing.T) {
-	labelSets := []map[string]string{{"app": "a"}, {"app": "b"}, {"app": "a", "tier": "web"}, nil}
-	for seed := range uint64(50) {
-		rnd := rand.New(rand.NewPCG(seed, 7))
-		m := NewMemory("replicaset-controller")
-		m.buildOwned()
-		for step := range 300 {
-			name := fmt.Sprintf("p%d", rnd.IntN(20))
-			if rnd.IntN(5) == 0 {
-				m.Remove(Ref{Kind: KindPod, Namespace: "ns", Name: name})
-			} else {
-				p := &Pod{Meta: Meta{Namespace: "ns", Name: name, Labels: labelSets[rnd.IntN(len(labelSets))],
-					Owner: Owner{Kind: KindReplicaSet, UID: int64(rnd.IntN(3))}, Deleting: rnd.IntN(6) == 0}, Ready: rnd.IntN(2) == 0}
-				m.Put(p)
+// TestOwnedPodsFollowsTheView: the owner index, built on first use and
+// kept by Put and Remove, always holds exactly the viewed pods of each
+// owner, through adoption, release (owner cleared) and removal; and List,
+// kept the same way, always holds the viewed pods in key order.
+func TestOwnedPodsFollowsTheView(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	m := NewMemory(ReplicaSetController)
+	for i := range 2000 {
+		name := fmt.Sprintf("p-%d", rnd.IntN(40))
+		switch rnd.IntN(4) {
+		case 0:
+			m.Remove(Ref{Kind: KindPod, Name: name})
+		default:
+			m.Put(&Pod{Meta: Meta{Name: name, UID: int64(i + 1), Owner: Owner{Kind: KindReplicaSet, UID: int64(rnd.IntN(4))}}})
+		}
+		if i == 50 {
+			m.OwnedPods(1) // build the index mid-way
+		}
+		if i < 50 {
+			continue
+		}
+		listed := m.List(KindPod)
+		keys := slices.Sorted(maps.Keys(m.view[KindPod]))
+		if len(listed) != len(keys) {
+			t.Fatalf("step %d: List has %d pods, the view %d", i, len(listed), len(keys))
+		}
+		for j, o := range listed {
+			if o != m.view[KindPod][keys[j]] {
+				t.Fatalf("step %d: List[%d] is %s, the view's %s is another", i, j, o.meta().Name, keys[j])
 			}
-			for uid := range int64(3) {
-				for _, sel := range labelSets {
-					var selected, ready, strays int
-					for p := range m.OwnedPods(uid) {
-						switch {
-						case p.Deleting:
-						case Matches(sel, p.Labels):
-							selected++
-							if p.Ready {
-								ready++
-							}
-						default:
-							strays++
-						}
-					}
-					gs, gr, gst := m.OwnedTally(uid, sel)
-					if uid == 0 {
-						selected, ready, strays = 0, 0, 0 // no owner: not indexed
-					}
-					if gs != selected || gr != ready || gst != strays {
-						t.Fatalf("seed %d step %d owner %d selector %v: tally (%d, %d, %d), walk (%d, %d, %d)",
-							seed, step, uid, sel, gs, gr, gst, selected, ready, strays)
-					}
+		}
+		for uid := range int64(4) {
+			var want []string
+			for _, o := range m.List(KindPod) {
+				if o.meta().Owner.UID == uid && uid != 0 {
+					want = append(want, o.meta().Name)
 				}
+			}
+			var got []string
+			for p := range m.OwnedPods(uid) {
+				got = append(got, p.Name)
+				if m.Get(KindPod, p.Name) != Obj(p) {
+					t.Fatalf("step %d: OwnedPods(%d) yields a stale %s", i, uid, p.Name)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("step %d: OwnedPods(%d) = %v, the view has %v", i, uid, got, want)
 			}
 		}
 	}
