@@ -104,6 +104,13 @@ func DecodeFields(resource, apiVersion string, data []byte) (obj Object, strict 
 	return decodeSlow(want, expected, data)
 }
 
+// CannotBeHandled is the 400 kube-apiserver's handlers answer for a body
+// of kind tm that does not decode, or that Strict field validation refuses.
+func CannotBeHandled(tm TypeMeta, err error) *StatusError {
+	version := tm.APIVersion[strings.LastIndex(tm.APIVersion, "/")+1:]
+	return NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", tm.Kind, version, tm.Kind, err))
+}
+
 // refuseStrict turns DecodeFields' unknown and duplicate fields into the
 // strict serializer's error.
 func refuseStrict(obj Object, strict []error, err error) (Object, error) {
@@ -148,12 +155,7 @@ func decodeSlow(want Object, expected TypeMeta, data []byte) (Object, []error, e
 	}
 	strict, err := kjson.UnmarshalStrict(docs[0].json, want)
 	if err != nil {
-		_, version, _ := strings.Cut(expected.APIVersion, "/")
-		if version == "" {
-			version = expected.APIVersion
-		}
-		// Worded as kube-apiserver's handlers word a body that does not decode.
-		return nil, nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", expected.Kind, version, expected.Kind, err))
+		return nil, nil, CannotBeHandled(expected, err)
 	}
 	*TypeOf(want) = expected
 	return want, strict, nil

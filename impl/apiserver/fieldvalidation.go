@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -59,9 +58,7 @@ func validateFields(w http.ResponseWriter, r *http.Request, obj api.Object, stri
 		if patched != nil {
 			return api.NewInvalid(api.GroupKind{}, "", api.FieldErrors{api.FieldInvalid("patch", string(patched), err.Error())})
 		}
-		tm := api.TypeOf(obj)
-		version := tm.APIVersion[strings.LastIndex(tm.APIVersion, "/")+1:]
-		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", tm.Kind, version, tm.Kind, err))
+		return api.CannotBeHandled(*api.TypeOf(obj), err)
 	case "Ignore":
 	default:
 		for _, e := range strict {
