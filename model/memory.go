@@ -297,11 +297,6 @@ func (m *Memory) own(o Obj, sign int) {
 
 // labelsKey is one string for a set of labels: equal sets, equal keys.
 func labelsKey(labels map[string]string) string {
-	if len(labels) == 1 {
-		for k, v := range labels {
-			return k + "\x00" + v + "\x00"
-		}
-	}
 	var b strings.Builder
 	for _, k := range sortedKeys(labels) {
 		b.WriteString(k)

@@ -59,8 +59,8 @@ func reconcileReplicaSet(c *Memory, h Host, t Writer, key string) {
 		// A pod it no longer selects goes free, as upstream's claimPods
 		// releases it: kubectl label pod X app=debug takes a pod out of
 		// the set (and out of its Services), and a new one takes its place.
-		_, strays := activePods(c, rs)
-		for _, p := range strays {
+		_, unselected := activePods(c, rs)
+		for _, p := range unselected {
 			free := p.shallow().(*Pod)
 			free.Owner = Owner{}
 			if r := t.Update(VerbUpdate, p, free); r != 0 {

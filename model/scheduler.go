@@ -133,13 +133,22 @@ func fits(p *Pod, n *Node, u use) bool {
 	if n.Deleting || !n.Ready || u.cpu+p.CPU > n.CPU || u.mem+p.Memory > n.Memory || u.pods+1 > n.MaxPods {
 		return false
 	}
+	if _, tainted := repellingTaint(n); tainted {
+		return false
+	}
+	return subset(p.NodeSelector, n.Labels)
+}
+
+// repellingTaint is n's first NoSchedule or NoExecute taint ("key=value"
+// or "key"): pods have no tolerations, so it keeps every pod off.
+func repellingTaint(n *Node) (string, bool) {
 	for _, t := range n.Taints {
 		i := strings.LastIndexByte(t, ':')
 		if effect := t[i+1:]; i >= 0 && (effect == "NoSchedule" || effect == "NoExecute") {
-			return false
+			return t[:i], true
 		}
 	}
-	return subset(p.NodeSelector, n.Labels)
+	return "", false
 }
 
 // misfits are the filter's reasons for keeping p off n, in the words of
@@ -152,13 +161,9 @@ func misfits(p *Pod, n *Node, u use) []string {
 	case !n.Ready:
 		out = append(out, "node(s) were not ready")
 	}
-	for _, t := range n.Taints {
-		i := strings.LastIndexByte(t, ':')
-		if effect := t[i+1:]; i >= 0 && (effect == "NoSchedule" || effect == "NoExecute") {
-			key, value, _ := strings.Cut(t[:i], "=")
-			out = append(out, "node(s) had untolerated taint {"+key+": "+value+"}")
-			break
-		}
+	if t, tainted := repellingTaint(n); tainted {
+		key, value, _ := strings.Cut(t, "=")
+		out = append(out, "node(s) had untolerated taint {"+key+": "+value+"}")
 	}
 	if !subset(p.NodeSelector, n.Labels) {
 		out = append(out, "node(s) didn't match Pod's node affinity/selector")
