@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -164,7 +165,8 @@ func decodeNumbers(b []byte, v any) error {
 func eventV1ToCore(obj map[string]any, create bool) error {
 	for k := range eventsCoreToV1 {
 		if _, ok := obj[k]; ok {
-			return api.NewBadRequest(fmt.Sprintf(`Event in version "v1" cannot be handled as a Event: strict decoding error: unknown field %q`, k))
+			return api.CannotBeHandled(api.TypeMeta{Kind: "Event", APIVersion: eventsV1},
+				runtime.NewStrictDecodingError([]error{fmt.Errorf("unknown field %q", k)}))
 		}
 	}
 	if create {
