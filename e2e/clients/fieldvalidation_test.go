@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // warnings collects the Warning headers a client is sent.
@@ -37,7 +38,8 @@ func (w *warnings) take() []string {
 // TestFieldValidationOfBuiltInKinds: a body with a field its kind does not
 // have is refused under Strict (what kubectl sends), kept without the
 // field and a warning under Warn (what client-go sends when it sends
-// nothing), and kept silently under Ignore, as kube-apiserver answers.
+// nothing, as controller-runtime does), and kept silently under Ignore,
+// as kube-apiserver answers.
 func TestFieldValidationOfBuiltInKinds(t *testing.T) {
 	c := start(t)
 	var warned warnings
@@ -116,5 +118,20 @@ func TestFieldValidationOfBuiltInKinds(t *testing.T) {
 	cm, err := c.cs.CoreV1().ConfigMaps("default").Get(ctx(t), "dup", metav1.GetOptions{})
 	if err != nil || cm.Data["k"] != "2" {
 		t.Fatalf("duplicate field kept %v: %v", cm, err)
+	}
+
+	// controller-runtime's client, at its defaults, sends none either.
+	cl, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned.take()
+	viaCR := body("controller-runtime")
+	viaCR.SetNamespace("default")
+	if err := cl.Create(ctx(t), viaCR); err != nil {
+		t.Fatalf("controller-runtime create: %v", err)
+	}
+	if w := warned.take(); len(w) != 1 || w[0] != `unknown field "datum"` {
+		t.Fatalf("controller-runtime warnings: %q", w)
 	}
 }
