@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"context"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -28,7 +29,9 @@ func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
 func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o ImplOptions) {
 	o.Settle = !o.Uniform
 	Check(tb, func(rt *rapid.T) {
-		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: storetest.Store(t), Controllers: []cluster.ControllerSpec{spec}})
+		st := storetest.Store(t)
+		defer st.Drop(context.Background()) // a long campaign would fill etcd
+		s, err := cluster.NewStepped(cluster.SteppedConfig{Store: st, Controllers: []cluster.ControllerSpec{spec}})
 		if err != nil {
 			rt.Fatal(err)
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/converge-dev/converge/impl/crd"
 	"github.com/converge-dev/converge/impl/operator"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/properties/crdgen"
 	"github.com/converge-dev/converge/traces"
@@ -49,6 +50,7 @@ type operatorRun struct {
 	shared *operatorShared
 	ctx    context.Context
 	s      *cluster.Stepped
+	st     *store.Store // the run's own, dropped when it closes
 	reg    *registry.Registry
 	host   *operator.Host
 	user   client.Client // the harness's own requests: users, drift, oracles
@@ -108,7 +110,7 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 		rt.Fatal(err)
 	}
 	stepped.Store(s)
-	r := &operatorRun{rt: rt, t: t, op: op, shared: shared, ctx: context.Background(), s: s, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
+	r := &operatorRun{rt: rt, t: t, op: op, shared: shared, ctx: context.Background(), s: s, st: st, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
 	ready := false
 	defer func() { // rt.Fatal below ends the goroutine: clean up on the way out
 		if !ready {
@@ -156,6 +158,7 @@ func (r *operatorRun) close() {
 	}
 	r.reg.UnserveCRDs()
 	r.s.Close()
+	_ = r.st.Drop(r.ctx) // what is left is history, which the store's owner compacts
 }
 
 // loadKinds compiles each installed CRD's storage version for the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -102,17 +103,24 @@ func mutantDecisions(name string) (model.Decisions, error) {
 
 // lockstepClusters starts an embedded etcd in a temporary directory and
 // returns a constructor of stepped clusters, each on a fresh key prefix.
+// A campaign runs one cluster at a time, so each new one drops the keys of
+// the one before: a long campaign would otherwise fill etcd.
 func lockstepClusters() (newStepped func(model.Decisions) (*cluster.Stepped, error), stop func(), err error) {
-	c, stop, err := tempEtcd("check")
+	c, stopEtcd, err := tempEtcd("check")
 	if err != nil {
 		return nil, nil, err
 	}
 	n := 0
+	var last *store.Store
 	newStepped = func(d model.Decisions) (*cluster.Stepped, error) {
+		if last != nil {
+			_ = last.Drop(context.Background())
+		}
 		n++
-		return cluster.NewStepped(cluster.SteppedConfig{Store: store.New(c, fmt.Sprintf("/check/%d", n)), Decisions: d})
+		last = store.New(c, fmt.Sprintf("/check/%d", n))
+		return cluster.NewStepped(cluster.SteppedConfig{Store: last, Decisions: d})
 	}
-	return newStepped, stop, nil
+	return newStepped, stopEtcd, nil
 }
 
 func runReplay(f checkFlags, target properties.Target, stdout io.Writer) error {

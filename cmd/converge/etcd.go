@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -29,7 +30,8 @@ func tempEtcd(purpose string) (c *clientv3.Client, stop func(), err error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	return c, func() { c.Close(); e.Close(); os.RemoveAll(dir) }, nil
+	stopCompactor := etcd.CompactHistory(c, time.Minute) // a long campaign would fill the database
+	return c, func() { stopCompactor(); c.Close(); e.Close(); os.RemoveAll(dir) }, nil
 }
 
 // clusterEtcd starts f.etcdMembers embedded members (fsync on) under

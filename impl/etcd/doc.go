@@ -24,6 +24,8 @@
 //     linearizable read within the dial timeout, and closes the client it made.
 //   - Clients returned by Embedded.Client, Embedded.InProcessClient and Dial
 //     belong to the caller, who closes them.
+//   - CompactHistory compacts, every interval, up to the revision of the
+//     interval before, never newer: for etcds that serve whole campaigns.
 //   - An in-process client sees exactly what a gRPC client sees: the same
 //     revisions, compare failures, watch events and compaction errors. Its
 //     watch streams never block a sender, so an unread watch cannot stall

@@ -42,6 +42,9 @@
 //   - Compact is cluster-wide: it discards history for every prefix sharing the
 //     etcd. Compacting to a revision at or below one already compacted is a
 //     no-op.
+//   - Drop deletes every key under the store's prefix and nothing outside
+//     it ("/t/1" never takes "/t/10"'s keys); a store without a prefix
+//     refuses with ErrInvalid.
 //   - Key components must be non-empty (resource, name) and contain no '/';
 //     otherwise the call fails with ErrInvalidKey.
 package store

@@ -196,6 +196,20 @@ func (s *Store) Rev(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
+// Drop deletes every key under the store's prefix, in one etcd delete: the
+// end of a scratch store, such as each check's in a campaign, whose keys
+// would otherwise fill etcd's database. Nothing may use the store after.
+// A store without a prefix owns all of etcd and refuses.
+func (s *Store) Drop(ctx context.Context) error {
+	if s.prefix == "" {
+		return fmt.Errorf("%w: drop of a store without a prefix would empty etcd", ErrInvalid)
+	}
+	if _, err := s.c.Delete(ctx, s.prefix+"/", clientv3.WithPrefix()); err != nil {
+		return fmt.Errorf("store: drop %s: %w", s.prefix, err)
+	}
+	return nil
+}
+
 // Compact discards history before rev for the whole etcd: reads at older
 // revisions, and watches starting before rev, then fail with ErrGone.
 func (s *Store) Compact(ctx context.Context, rev int64) error {

@@ -12,6 +12,9 @@
 //     one test jump by other tests' writes, and a Compact discards every
 //     test's history. A test that compacts should use Isolated, which starts
 //     an etcd of its own and stops it when the test ends.
+//   - History older than a minute is compacted every minute, so that a long
+//     campaign does not fill etcd's database; a campaign also drops each
+//     check's store when the check ends (store.Store.Drop).
 //   - Stores talk to etcd through its in-process client (Client), as
 //     converge's embedded mode does; GRPCClient reaches the same etcd over
 //     its gRPC endpoint, as an external cluster is reached.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/converge-dev/converge/impl/etcd"
 	"github.com/converge-dev/converge/impl/gctune"
@@ -15,12 +16,13 @@ import (
 
 // shared is the one etcd of this test binary.
 var shared struct {
-	once   sync.Once
-	dir    string
-	etcd   *etcd.Embedded
-	inproc *clientv3.Client // what Store and Client use
-	grpc   *clientv3.Client // GRPCClient
-	err    error
+	once          sync.Once
+	dir           string
+	etcd          *etcd.Embedded
+	inproc        *clientv3.Client // what Store and Client use
+	grpc          *clientv3.Client // GRPCClient
+	err           error
+	stopCompactor func() // etcd.CompactHistory's
 }
 
 // prefixes numbers the stores handed out, so each gets its own key space.
@@ -48,10 +50,17 @@ func startShared() error {
 		shared.grpc = c
 		if shared.inproc, err = e.InProcessClient(); err != nil {
 			shared.err = fmt.Errorf("storetest: in-process client: %w", err)
+			return
 		}
+		shared.stopCompactor = etcd.CompactHistory(shared.inproc, compactEvery)
 	})
 	return shared.err
 }
+
+// compactEvery is how often the shared etcd's history is compacted, up to
+// the revision of one interval before: a long campaign would otherwise
+// fill etcd's database, and no check looks a minute back.
+const compactEvery = time.Minute
 
 // Store returns a store over the shared etcd under a prefix no other call
 // gets.
@@ -127,6 +136,9 @@ func Main(m *testing.M) {
 }
 
 func shutdown() {
+	if shared.stopCompactor != nil {
+		shared.stopCompactor()
+	}
 	for _, c := range []*clientv3.Client{shared.inproc, shared.grpc} {
 		if c != nil {
 			c.Close()
