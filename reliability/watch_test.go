@@ -163,7 +163,7 @@ func TestWatchGuarantees(t *testing.T) {
 	_, l, _ = a.kube.call(ctx, "GET", recPath, nil)
 	end := rvOf(l)
 	full, _ := collect(t, a.kube, start, end)
-	checkWatch(t, "from start", full, writes, end)
+	checkWatch(t, "from start", full, writes, end, false) // a replay may end before the next bookmark is due
 
 	// Resumable from any revision not compacted: exactly the later events.
 	var changes []wev
@@ -208,12 +208,14 @@ func TestWatchGuarantees(t *testing.T) {
 	}
 	// A watch open since the start, across the compaction, missed nothing.
 	a.srv.CloseClientConnections()
-	checkWatch(t, "across compaction", <-first, writes, end)
+	checkWatch(t, "across compaction", <-first, writes, end, true)
 	t.Logf("%d writes, %d events and bookmarks from the start", len(writes), len(full))
 }
 
 // checkWatch checks one watch's events against the acknowledged writes.
-func checkWatch(t *testing.T, label string, events []wev, writes []write, end int64) {
+// Bookmarks are sent on a timer, so only a watch that was open through the
+// writers' pauses must have one.
+func checkWatch(t *testing.T, label string, events []wev, writes []write, end int64, wantBookmark bool) {
 	t.Helper()
 	var last, bookmark int64
 	bookmarks := 0
@@ -254,7 +256,7 @@ func checkWatch(t *testing.T, label string, events []wev, writes []write, end in
 	if last != end && last < end {
 		t.Errorf("%s: last event at %d, the list is at %d", label, last, end)
 	}
-	if bookmarks == 0 {
+	if wantBookmark && bookmarks == 0 {
 		t.Errorf("%s: no bookmark in %d events", label, len(events))
 	}
 }
