@@ -29,6 +29,13 @@ type Memory struct {
 	// up to date by Put and Remove: the scheduler needs it for every pod,
 	// and summing every pod each time made scheduling n pods quadratic.
 	used map[string]use
+	// nodeUse is used in the order of the sorted nodes (listed[KindNode])
+	// once the scheduler has asked (nodeUseBuilt, valid while the nodes'
+	// order is built), kept up to date by Put, Remove and count: looking
+	// each of a thousand nodes up by name for every pod placed was most of
+	// the scheduler's cost.
+	nodeUse      []use
+	nodeUseBuilt bool
 	// owned indexes the viewed pods by their owner's UID once OwnedPods has
 	// asked (ownedBuilt), kept up to date by Put and Remove: the replicaset
 	// controller syncs a ReplicaSet on every event of its pods, and going
@@ -59,6 +66,7 @@ func (m *Memory) clone() *Memory {
 	d := *m
 	d.names, d.listed, d.built = [NumKinds][]string{}, [NumKinds][]Obj{}, [NumKinds]bool{}
 	d.used = maps.Clone(m.used)
+	d.nodeUse, d.nodeUseBuilt = nil, false
 	d.owned, d.ownedBuilt = nil, false
 	for k, objs := range m.view {
 		d.view[k] = maps.Clone(objs)
@@ -82,6 +90,7 @@ func (m *Memory) Reset() {
 func (m *Memory) Clear() {
 	m.view, m.names, m.listed, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds][]Obj{}, [NumKinds]bool{}
 	m.used = nil
+	m.nodeUse, m.nodeUseBuilt = nil, false
 	m.owned, m.ownedBuilt = nil, false
 }
 
@@ -145,8 +154,28 @@ func (m *Memory) build(k Kind) {
 			m.listed[k][i] = m.view[k][name]
 		}
 		m.built[k] = true
+		if k == KindNode {
+			m.nodeUse, m.nodeUseBuilt = nil, false
+		}
 	}
 }
+
+// sortedUse is what the viewed pods request of each node, in the order of
+// sorted(KindNode).
+func (m *Memory) sortedUse() []use {
+	nodes := m.sorted(KindNode)
+	if !m.nodeUseBuilt {
+		m.nodeUse = make([]use, len(nodes))
+		for i, o := range nodes {
+			m.nodeUse[i] = m.used[o.(*Node).Name]
+		}
+		m.nodeUseBuilt = true
+	}
+	return m.nodeUse
+}
+
+// nodeUseValid reports whether nodeUse follows the nodes' order.
+func (m *Memory) nodeUseValid() bool { return m.nodeUseBuilt && m.built[KindNode] }
 
 // Objects returns every viewed object, by kind, then in name order.
 func (m *Memory) Objects() []Obj {
@@ -178,6 +207,9 @@ func (m *Memory) Put(o Obj) {
 		} else {
 			m.names[k] = slices.Insert(m.names[k], i, name)
 			m.listed[k] = slices.Insert(m.listed[k], i, o)
+			if k == KindNode && m.nodeUseValid() {
+				m.nodeUse = slices.Insert(m.nodeUse, i, m.used[name])
+			}
 		}
 	}
 }
@@ -196,6 +228,9 @@ func (m *Memory) Remove(r Ref) {
 		if i, found := slices.BinarySearch(m.names[r.Kind], key); found {
 			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
 			m.listed[r.Kind] = slices.Delete(m.listed[r.Kind], i, i+1)
+			if r.Kind == KindNode && m.nodeUseValid() {
+				m.nodeUse = slices.Delete(m.nodeUse, i, i+1)
+			}
 		}
 	}
 }
@@ -325,6 +360,11 @@ func (m *Memory) count(o Obj, sign int) {
 		delete(m.used, p.NodeName)
 	} else {
 		m.used[p.NodeName] = u
+	}
+	if m.nodeUseValid() {
+		if i, found := slices.BinarySearch(m.names[KindNode], p.NodeName); found {
+			m.nodeUse[i] = u
+		}
 	}
 }
 

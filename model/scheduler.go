@@ -76,7 +76,7 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	// p is unbound, so the memory's sums leave it out, as usage would.
-	node := pickNode(p, c.sorted(KindNode), c.used)
+	node := pickNode(p, c.sorted(KindNode), c.sortedUse())
 	if node == "" {
 		return // unschedulable until a node event
 	}
@@ -87,14 +87,19 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 // resources of the given pods bound to each node. It returns "" when no node
 // fits.
 func PickNode(p *Pod, nodes, pods []Obj) string {
-	return pickNode(p, nodes, usage(p, pods))
+	used := usage(p, pods)
+	aligned := make([]use, len(nodes))
+	for i, o := range nodes {
+		aligned[i] = used[o.(*Node).Name]
+	}
+	return pickNode(p, nodes, aligned)
 }
 
-func pickNode(p *Pod, nodes []Obj, used map[string]use) string {
+func pickNode(p *Pod, nodes []Obj, used []use) string {
 	best, bestScore := "", -1
-	for _, o := range nodes {
+	for i, o := range nodes {
 		n := o.(*Node)
-		u := used[n.Name]
+		u := used[i]
 		if !fits(p, n, u) {
 			continue
 		}

@@ -33,13 +33,12 @@ func FuzzFitsAgreesWithMisfits(f *testing.F) {
 // tenth of them full: the scheduler's cost per pod at issue 23's size.
 func BenchmarkPickNode1000Nodes(b *testing.B) {
 	nodes := make([]Obj, 1000)
-	used := map[string]use{}
+	used := make([]use, len(nodes))
 	for i := range nodes {
-		n := NewNode(fmt.Sprintf("node-%04d", i), i, 0)
-		nodes[i] = n
-		used[n.Name] = use{cpu: 100 * (i % 40), mem: 128 * (i % 40), pods: i % 40}
+		nodes[i] = NewNode(fmt.Sprintf("node-%04d", i), i, 0)
+		used[i] = use{cpu: 100 * (i % 40), mem: 128 * (i % 40), pods: i % 40}
 		if i%10 == 0 {
-			used[n.Name] = use{pods: DefaultMaxPods}
+			used[i] = use{pods: DefaultMaxPods}
 		}
 	}
 	p := &Pod{Meta: Meta{Name: "p"}, CPU: DefaultPodCPU, Memory: DefaultPodMemory}

@@ -46,6 +46,7 @@ type upFlags struct {
 	onEtcdCluster                        func(*etcdcluster.Cluster)
 	anonymous, quiet, events, heartbeats bool
 	tick, eventTTL                       time.Duration
+	compactEvery                         time.Duration // 0: never
 	// runtime is fake or containerd; containerdAddress an existing
 	// daemon's socket (default: a private daemon in DATA-DIR/containerd);
 	// imports are image archives loaded into it at start.
@@ -76,6 +77,7 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&f.tick, "tick", time.Second, "heartbeat period (the logical clock's tick)")
 	fs.BoolVar(&f.events, "events", true, "report what the components do as Events (kubectl describe, kubectl get events)")
 	fs.DurationVar(&f.eventTTL, "event-ttl", cluster.DefaultEventTTL, "how long an Event is kept")
+	fs.DurationVar(&f.compactEvery, "etcd-compaction-interval", 5*time.Minute, "compact etcd's history older than this, this often, as kube-apiserver does (0: never); a watch from a compacted resourceVersion gets 410 Gone")
 	fs.StringVar(&f.runtime, "runtime", "fake", "the nodes' container runtime: fake (in memory) or containerd (real containers; root)")
 	fs.StringVar(&f.containerdAddress, "containerd-address", "", "with --runtime containerd: the socket of a running containerd (default: start a private one in DATA-DIR/containerd)")
 	fs.Func("import", "with --runtime containerd: an image archive (OCI or docker) to import at start; repeatable", func(s string) error {
@@ -99,6 +101,9 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if f.eventTTL <= 0 {
 		return usageError("--event-ttl must be positive")
 	}
+	if f.compactEvery < 0 {
+		return usageError("--etcd-compaction-interval must not be negative")
+	}
 	if err := f.checkRuntime(); err != nil {
 		return err
 	}
@@ -120,6 +125,9 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 		return err
 	}
 	defer closeEtcd()
+	if f.compactEvery > 0 {
+		defer etcd.CompactHistory(c, f.compactEvery)()
+	}
 	st := store.New(c, "")
 	reg := registry.New(registry.Config{Store: st, ServiceIPRange: serviceIPRange})
 	if err := ensureNamespaces(ctx, reg); err != nil {

@@ -297,14 +297,16 @@ var ErrNotConverged = errors.New("cluster: not converged")
 // still moving, so a poll skips the snapshot (a list of everything, costly
 // with thousands of pods, and taken from the CPU the components need); so
 // does the first idle poll after a busy one, since a watch event may still
-// be on its way. At least one poll a second takes it anyway, so a
-// component that never goes idle cannot keep a converged state from being
-// seen.
+// be on its way. A snapshot is taken anyway a second after the call, then
+// at doubling intervals up to maxForcedSnapshotGap, so that a component
+// that never goes idle cannot keep a converged state from being seen, and
+// a long busy flow pays for few snapshots that cannot yet converge.
 func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model.Snapshot, error) {
 	var snap *model.Snapshot
 	err := errors.New("no snapshot taken")
-	last := time.Time{}
-	idle := 0 // polls in a row that found every component idle
+	gap := time.Second
+	next := time.Now().Add(gap) // the next forced snapshot
+	idle := 0                   // polls in a row that found every component idle
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
 	for {
@@ -313,20 +315,33 @@ func (r *Running) WaitConverged(ctx context.Context, poll time.Duration) (*model
 		} else {
 			idle++
 		}
-		if idle >= 2 || time.Since(last) >= time.Second {
-			last = time.Now()
+		if forced := !time.Now().Before(next); idle >= 2 || forced {
+			if forced {
+				gap = min(2*gap, maxForcedSnapshotGap)
+			}
 			snap = r.Snapshot()
 			if err = model.Converged(snap); err == nil {
 				return snap, nil
 			}
+			next = time.Now().Add(gap)
 		}
 		select {
 		case <-ctx.Done():
+			if snap == nil { // never idle, and ended before the first forced snapshot
+				snap = r.Snapshot()
+				if err = model.Converged(snap); err == nil {
+					return snap, nil
+				}
+			}
 			return snap, fmt.Errorf("%w: %v", ErrNotConverged, err)
 		case <-ticker.C:
 		}
 	}
 }
+
+// maxForcedSnapshotGap bounds how long WaitConverged goes without a
+// snapshot while some component stays busy.
+const maxForcedSnapshotGap = 8 * time.Second
 
 // busy reports whether any component has keys ready to reconcile or being
 // reconciled, or events not yet applied.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
@@ -63,17 +64,29 @@ func startShared() error {
 const compactEvery = time.Minute
 
 // Store returns a store over the shared etcd under a prefix no other call
-// gets.
+// gets. Its keys are deleted when the test ends.
 func Store(t testing.TB) *store.Store {
 	t.Helper()
-	return store.New(Client(t), fmt.Sprintf("/t/%d", prefixes.Add(1)))
+	return dropped(t, store.New(Client(t), fmt.Sprintf("/t/%d", prefixes.Add(1))))
 }
 
 // GRPCStore is Store reached over the gRPC endpoint (GRPCClient), as a
 // store over an external cluster is.
 func GRPCStore(t testing.TB) *store.Store {
 	t.Helper()
-	return store.New(GRPCClient(t), fmt.Sprintf("/t/%d", prefixes.Add(1)))
+	return dropped(t, store.New(GRPCClient(t), fmt.Sprintf("/t/%d", prefixes.Add(1))))
+}
+
+// dropped deletes st's keys when t ends, so that the shared etcd holds only
+// the running tests' objects and compaction can reclaim the rest: a long
+// benchmark run filled etcd's quota otherwise.
+func dropped(t testing.TB, st *store.Store) *store.Store {
+	t.Cleanup(func() {
+		if err := st.Drop(context.Background()); err != nil {
+			t.Errorf("storetest: %v", err)
+		}
+	})
+	return st
 }
 
 // Client is the shared etcd's in-process client, the one Store uses and
