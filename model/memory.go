@@ -187,8 +187,13 @@ func (m *Memory) Objects() []Obj {
 }
 
 // Put adds or replaces an object in the view.
-func (m *Memory) Put(o Obj) {
-	k, name := o.Kind(), viewKey(RefOf(o))
+func (m *Memory) Put(o Obj) { m.put(o, viewKey(RefOf(o))) }
+
+// put is Put with o's view key, which Apply has made already: every
+// component's view takes every event of its kinds, and building the key
+// was a string allocation each time.
+func (m *Memory) put(o Obj, name string) {
+	k := o.Kind()
 	if m.view[k] == nil {
 		m.view[k] = map[string]Obj{}
 	}
@@ -197,8 +202,8 @@ func (m *Memory) Put(o Obj) {
 	if k == KindPod {
 		m.count(old, -1)
 		m.count(o, +1)
-		m.own(old, -1)
-		m.own(o, +1)
+		m.own(old, name, -1)
+		m.own(o, name, +1)
 	}
 	if m.built[k] {
 		i, _ := slices.BinarySearch(m.names[k], name)
@@ -215,20 +220,22 @@ func (m *Memory) Put(o Obj) {
 }
 
 // Remove drops an object from the view.
-func (m *Memory) Remove(r Ref) {
-	key := viewKey(r)
-	old, had := m.view[r.Kind][key]
+func (m *Memory) Remove(r Ref) { m.remove(r.Kind, viewKey(r)) }
+
+// remove is Remove by kind and view key.
+func (m *Memory) remove(k Kind, key string) {
+	old, had := m.view[k][key]
 	if !had {
 		return
 	}
-	delete(m.view[r.Kind], key)
+	delete(m.view[k], key)
 	m.count(old, -1)
-	m.own(old, -1)
-	if m.built[r.Kind] {
-		if i, found := slices.BinarySearch(m.names[r.Kind], key); found {
-			m.names[r.Kind] = slices.Delete(m.names[r.Kind], i, i+1)
-			m.listed[r.Kind] = slices.Delete(m.listed[r.Kind], i, i+1)
-			if r.Kind == KindNode && m.nodeUseValid() {
+	m.own(old, key, -1)
+	if m.built[k] {
+		if i, found := slices.BinarySearch(m.names[k], key); found {
+			m.names[k] = slices.Delete(m.names[k], i, i+1)
+			m.listed[k] = slices.Delete(m.listed[k], i, i+1)
+			if k == KindNode && m.nodeUseValid() {
 				m.nodeUse = slices.Delete(m.nodeUse, i, i+1)
 			}
 		}
@@ -281,15 +288,15 @@ func (m *Memory) OwnedTally(uid int64, selector map[string]string) (selected, re
 func (m *Memory) buildOwned() {
 	if !m.ownedBuilt {
 		m.ownedBuilt = true
-		for _, o := range m.view[KindPod] {
-			m.own(o, +1)
+		for key, o := range m.view[KindPod] {
+			m.own(o, key, +1)
 		}
 	}
 }
 
 // own adds (sign +1) or takes away (-1) pod o in the owner index, once
 // it is built.
-func (m *Memory) own(o Obj, sign int) {
+func (m *Memory) own(o Obj, key string, sign int) {
 	p, ok := o.(*Pod)
 	if !ok || !m.ownedBuilt || p.Owner.UID == 0 {
 		return
@@ -306,9 +313,9 @@ func (m *Memory) own(o Obj, sign int) {
 		m.owned[p.Owner.UID] = op
 	}
 	if sign < 0 {
-		delete(op.byKey, KeyOf(p))
+		delete(op.byKey, key)
 	} else {
-		op.byKey[KeyOf(p)] = p
+		op.byKey[key] = p
 	}
 	if !p.Deleting {
 		sig := labelsKey(p.Labels)
@@ -371,11 +378,12 @@ func (m *Memory) count(o Obj, sign int) {
 // Apply puts an event into the view and advances that kind's revision. It
 // returns what the view held under the event's name before (WatchEvent.Old).
 func (m *Memory) Apply(e WatchEvent) (old Obj) {
-	old = m.GetRef(RefOf(e.Obj))
+	k, key := e.Obj.Kind(), viewKey(RefOf(e.Obj))
+	old = m.Get(k, key)
 	if e.Type == Deleted {
-		m.Remove(RefOf(e.Obj))
+		m.remove(k, key)
 	} else {
-		m.Put(e.Obj)
+		m.put(e.Obj, key)
 	}
 	m.Rev[e.Obj.Kind()] = e.Rev
 	return old
