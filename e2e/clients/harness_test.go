@@ -20,6 +20,7 @@ import (
 	"github.com/converge-dev/converge/impl/apiserver"
 	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/impl/registry"
+	"github.com/converge-dev/converge/impl/store"
 	"github.com/converge-dev/converge/impl/store/storetest"
 )
 
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 type converge struct {
 	cfg *rest.Config
 	cs  *kubernetes.Clientset
+	st  *store.Store // its own etcd's, for tests that compact it
 	// watchLists counts the streaming lists (sendInitialEvents=true
 	// watches) answered 200: proof that a client did not fall back to
 	// LIST.
@@ -102,7 +104,7 @@ func start(t *testing.T) *converge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &converge{}
+	c := &converge{st: st}
 	hs := &http.Server{Handler: c.count(srv.Handler()), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {

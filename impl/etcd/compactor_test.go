@@ -10,21 +10,13 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/converge-dev/converge/impl/etcd"
+	"github.com/converge-dev/converge/impl/store/storetest"
 )
 
 // The compactor keeps a campaign's history from filling the database: each
 // tick compacts up to the revision of the tick before, and nothing newer.
 func TestCompactHistoryCompactsUpToTheTickBefore(t *testing.T) {
-	e, err := etcd.StartEmbedded(etcd.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	c, err := e.InProcessClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := storetest.IsolatedClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	put := func() int64 {

@@ -124,6 +124,12 @@ func Endpoints(t testing.TB) []string {
 // etcd. Everything is stopped and removed when the test ends.
 func Isolated(t testing.TB) *store.Store {
 	t.Helper()
+	return store.New(IsolatedClient(t), "")
+}
+
+// IsolatedClient is Isolated's in-process client, for tests of etcd itself.
+func IsolatedClient(t testing.TB) *clientv3.Client {
+	t.Helper()
 	e, err := etcd.StartEmbedded(etcd.Config{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("storetest: start isolated etcd: %v", err)
@@ -134,7 +140,7 @@ func Isolated(t testing.TB) *store.Store {
 		t.Fatalf("storetest: isolated client: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return store.New(c, "")
+	return c
 }
 
 // Main is a TestMain body: it runs the tests, stops the shared etcd and
