@@ -120,8 +120,9 @@ func TestWhyUnschedulableCountsReasons(t *testing.T) {
 	}
 }
 
-// The memory's per-node sums, kept up by Put, Remove and Clear, always
-// equal what usage sums from the viewed pods, clones included.
+// The memory's per-node sums, once the scheduler has asked for them, are
+// kept up by Put, Remove and Clear, and always equal what usage sums from
+// the viewed pods, clones included; a memory never asked keeps none.
 func TestMemoryUsageFollowsPutsAndRemoves(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := NewMemory("scheduler")
@@ -136,19 +137,28 @@ func TestMemoryUsageFollowsPutsAndRemoves(t *testing.T) {
 				if i%7 == 0 {
 					m.Clear()
 				}
+			case 3:
+				m.sortedUse()
 			default:
 				node := rapid.SampledFrom([]string{"", "n1", "n2"}).Draw(t, "node")
 				m.Put(pod(name, node, rapid.IntRange(0, 500).Draw(t, "cpu")))
+			}
+			if !m.usedBuilt {
+				if m.used != nil {
+					t.Fatalf("sums %v kept for a memory that never asked", m.used)
+				}
+				continue
 			}
 			want := usage(&Pod{}, m.List(KindPod))
 			if len(want) == 0 {
 				want = nil
 			}
-			if len(m.used) == 0 {
-				m.used = nil
+			got := m.used
+			if len(got) == 0 {
+				got = nil
 			}
-			if !reflect.DeepEqual(want, m.used) {
-				t.Fatalf("sums %v, usage of the view %v", m.used, want)
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("sums %v, usage of the view %v", got, want)
 			}
 		}
 	})

@@ -25,10 +25,13 @@ type Memory struct {
 	names  [NumKinds][]string
 	listed [NumKinds][]Obj
 	built  [NumKinds]bool
-	// used sums the requests of the viewed pods bound to each node, kept
-	// up to date by Put and Remove: the scheduler needs it for every pod,
-	// and summing every pod each time made scheduling n pods quadratic.
-	used map[string]use
+	// used sums the requests of the viewed pods bound to each node once
+	// the scheduler has asked (usedBuilt), kept up to date by Put and
+	// Remove: the scheduler needs it for every pod, and summing every pod
+	// each time made scheduling n pods quadratic. The other components
+	// never ask, and keeping it for them was a fifth of their views' cost.
+	used      map[string]use
+	usedBuilt bool
 	// nodeUse is used in the order of the sorted nodes (listed[KindNode])
 	// once the scheduler has asked (nodeUseBuilt, valid while the nodes'
 	// order is built), kept up to date by Put, Remove and count: looking
@@ -65,7 +68,7 @@ func NewMemory(component string) *Memory {
 func (m *Memory) clone() *Memory {
 	d := *m
 	d.names, d.listed, d.built = [NumKinds][]string{}, [NumKinds][]Obj{}, [NumKinds]bool{}
-	d.used = maps.Clone(m.used)
+	d.used, d.usedBuilt = nil, false
 	d.nodeUse, d.nodeUseBuilt = nil, false
 	d.owned, d.ownedBuilt = nil, false
 	for k, objs := range m.view {
@@ -89,7 +92,7 @@ func (m *Memory) Reset() {
 // Clear empties the view (a relist refills it).
 func (m *Memory) Clear() {
 	m.view, m.names, m.listed, m.built = [NumKinds]map[string]Obj{}, [NumKinds][]string{}, [NumKinds][]Obj{}, [NumKinds]bool{}
-	m.used = nil
+	m.used, m.usedBuilt = nil, false
 	m.nodeUse, m.nodeUseBuilt = nil, false
 	m.owned, m.ownedBuilt = nil, false
 }
@@ -164,6 +167,12 @@ func (m *Memory) build(k Kind) {
 // sorted(KindNode).
 func (m *Memory) sortedUse() []use {
 	nodes := m.sorted(KindNode)
+	if !m.usedBuilt {
+		m.used, m.usedBuilt = map[string]use{}, true
+		for _, o := range m.view[KindPod] { // sums: the order does not matter
+			m.count(o, +1)
+		}
+	}
 	if !m.nodeUseBuilt {
 		m.nodeUse = make([]use, len(nodes))
 		for i, o := range nodes {
@@ -175,7 +184,7 @@ func (m *Memory) sortedUse() []use {
 }
 
 // nodeUseValid reports whether nodeUse follows the nodes' order.
-func (m *Memory) nodeUseValid() bool { return m.nodeUseBuilt && m.built[KindNode] }
+func (m *Memory) nodeUseValid() bool { return m.nodeUseBuilt && m.usedBuilt && m.built[KindNode] }
 
 // Objects returns every viewed object, by kind, then in name order.
 func (m *Memory) Objects() []Obj {
@@ -353,11 +362,8 @@ func labelsKey(labels map[string]string) string {
 // of its node.
 func (m *Memory) count(o Obj, sign int) {
 	p, ok := o.(*Pod)
-	if !ok || p.NodeName == "" {
+	if !ok || p.NodeName == "" || !m.usedBuilt {
 		return
-	}
-	if m.used == nil {
-		m.used = map[string]use{}
 	}
 	u := m.used[p.NodeName]
 	u.cpu += sign * p.CPU

@@ -28,12 +28,7 @@ func (c *component) restartStale() {
 	c.crash()
 	c.Memory.view, c.Memory.Rev = view, rev
 	c.Memory.names, c.Memory.built = [NumKinds][]string{}, [NumKinds]bool{}
-	c.Memory.used = nil
-	for _, objs := range view {
-		for _, o := range objs {
-			c.Memory.count(o, +1)
-		}
-	}
+	c.Memory.used, c.Memory.usedBuilt = nil, false
 	c.travel = true
 }
 

@@ -42,6 +42,7 @@ type env struct {
 
 	lastEventMu sync.Mutex
 	lastEvent   [model.NumKinds]eventProjection
+	ownWrites   writtenProjections
 
 	// events, when set (running driver), reports components' writes as
 	// Events.
@@ -65,7 +66,11 @@ func (e *env) projectEvent(k model.Kind, obj api.Object) (model.Obj, error) {
 	defer e.lastEventMu.Unlock()
 	p := &e.lastEvent[k]
 	if p.in != obj {
-		p.out, p.err = project.ToModel(obj, e.uids)
+		if o, ok := e.ownWrites.take(obj); ok {
+			p.out, p.err = o, nil
+		} else {
+			p.out, p.err = project.ToModel(obj, e.uids)
+		}
 		p.in = obj
 	}
 	return p.out, p.err
@@ -155,6 +160,25 @@ func (e *env) latestWrite() int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Max(e.lastWrite[:])
+}
+
+// eventsPending reports whether a running informer has yet to hear of a
+// write made through the cluster: its event is still on its way from etcd,
+// and what it will change is not yet in any component's inbox.
+func (e *env) eventsPending() bool {
+	e.mu.Lock()
+	lagging := make([]*controller.Informer, 0, len(e.shared))
+	written := make([]int64, 0, len(e.shared))
+	for k, inf := range e.shared {
+		lagging, written = append(lagging, inf), append(written, e.lastWrite[k])
+	}
+	e.mu.Unlock()
+	for i, inf := range lagging {
+		if inf.LastRev() < written[i] {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *env) written(k model.Kind) int64 {

@@ -71,7 +71,7 @@ func (w *writer) record(verb model.Verb, ref model.Ref, before model.Obj, stored
 			}
 		}
 		if !final {
-			after, perr := project.ToModel(stored, w.c.env.uids)
+			after, perr := w.c.env.ownWrites.project(stored, w.c.env.uids)
 			if perr != nil {
 				wr.Err = perr
 			}

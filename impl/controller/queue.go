@@ -196,7 +196,15 @@ func (q *Queue) Take(key string) bool {
 
 func (q *Queue) popLocked(n int) string {
 	key := q.queue[n]
-	q.queue = slices.Delete(q.queue, n, n+1)
+	if n == 0 {
+		// Get's pop from the front: a delete there moved every other key,
+		// and 10,000 queued pods made popping them all quadratic. The
+		// slice's start moves instead; append reallocates the rest.
+		q.queue[0] = ""
+		q.queue = q.queue[1:]
+	} else {
+		q.queue = slices.Delete(q.queue, n, n+1)
+	}
 	delete(q.dirty, key)
 	q.processing[key] = struct{}{}
 	return key
