@@ -12,6 +12,30 @@ import (
 	"github.com/converge-dev/converge/model"
 )
 
+// convergeWith starts a running cluster of cfg's nodes and controllers on
+// a fresh store, with a 20 ms tick unless cfg sets one, applies a
+// Deployment of replicas pods and waits up to 30 s for convergence; ranOut
+// says whether the wait saw it only as it ran out.
+func convergeWith(t *testing.T, cfg RunningConfig, replicas int) (r *Running, snap *model.Snapshot, ranOut bool) {
+	t.Helper()
+	cfg.Store = storetest.Store(t)
+	if cfg.Tick == 0 {
+		cfg.Tick = 20 * time.Millisecond
+	}
+	r, err := StartRunning(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	r.mustApply(t, "apply myapp replicas="+strconv.Itoa(replicas)+" image=nginx:1")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if snap, err = r.WaitConverged(ctx, 2*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	return r, snap, ctx.Err() != nil
+}
+
 // TestWaitConvergedSeesPastANeverIdleController: a controller that is
 // always reconciling (5 ms a pass, then again at once) keeps the polls
 // busy, so only WaitConverged's forced snapshots can see the converged
@@ -24,19 +48,8 @@ func TestWaitConvergedSeesPastANeverIdleController(t *testing.T) {
 				return controller.Result{RequeueAfter: time.Nanosecond}, nil
 			})
 		}}
-	r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 2, Tick: 20 * time.Millisecond, Controllers: []ControllerSpec{spinner}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	r.mustApply(t, "apply myapp replicas=2 image=nginx:1")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	snap, err := r.WaitConverged(ctx, 2*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ctx.Err() != nil {
+	r, snap, ranOut := convergeWith(t, RunningConfig{Nodes: 2, Controllers: []ControllerSpec{spinner}}, 2)
+	if ranOut {
 		t.Error("convergence was seen only when the wait ran out")
 	}
 	if n := readyPods(snap); n != 2 {
@@ -58,7 +71,7 @@ func TestWaitConvergedSeesPastANeverIdleController(t *testing.T) {
 // rule it is taken at 1 s, and the wait returns before the writes end.
 func TestWaitConvergedPutsOffForcedSnapshotsWhileWritten(t *testing.T) {
 	const writing = 1500 * time.Millisecond
-	var stopAt time.Time
+	stopAt := time.Now().Add(writing)
 	writer := ControllerSpec{Name: "scribbler", Watches: []model.Kind{model.KindDeployment},
 		New: func(env ControllerEnv) controller.Reconciler {
 			n := 0
@@ -75,18 +88,7 @@ func TestWaitConvergedPutsOffForcedSnapshotsWhileWritten(t *testing.T) {
 				return controller.Result{RequeueAfter: time.Nanosecond}, nil
 			})
 		}}
-	r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 2, Tick: 20 * time.Millisecond, Controllers: []ControllerSpec{writer}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	stopAt = time.Now().Add(writing)
-	r.mustApply(t, "apply myapp replicas=2 image=nginx:1")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := r.WaitConverged(ctx, 2*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	convergeWith(t, RunningConfig{Nodes: 2, Controllers: []ControllerSpec{writer}}, 2)
 	if early := time.Until(stopAt); early > 0 {
 		t.Errorf("convergence was seen %v before the writes stopped", early.Round(time.Millisecond))
 	}
@@ -99,17 +101,7 @@ func TestWaitConvergedPutsOffForcedSnapshotsWhileWritten(t *testing.T) {
 // empty, a write whose event no informer has had yet keeps the cluster
 // busy, so WaitConverged takes no snapshot that the event would outdate.
 func TestBusyUntilTheInformersHearOfTheWrites(t *testing.T) {
-	r, err := StartRunning(RunningConfig{Store: storetest.Store(t), Nodes: 1, Tick: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	r.mustApply(t, "apply myapp replicas=1 image=nginx:1")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := r.WaitConverged(ctx, 2*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	r, _, _ := convergeWith(t, RunningConfig{Nodes: 1, Tick: time.Hour}, 1)
 	deadline := time.Now().Add(5 * time.Second)
 	for r.busy() {
 		if time.Now().After(deadline) {
@@ -117,7 +109,7 @@ func TestBusyUntilTheInformersHearOfTheWrites(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	rev, err := r.store.Rev(ctx)
+	rev, err := r.store.Rev(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
