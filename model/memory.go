@@ -184,7 +184,9 @@ func (m *Memory) sortedUse() []use {
 }
 
 // nodeUseValid reports whether nodeUse follows the nodes' order.
-func (m *Memory) nodeUseValid() bool { return m.nodeUseBuilt && m.usedBuilt && m.built[KindNode] }
+// (sortedUse builds used before nodeUse, and whatever forgets used
+// forgets nodeUse too.)
+func (m *Memory) nodeUseValid() bool { return m.nodeUseBuilt && m.built[KindNode] }
 
 // Objects returns every viewed object, by kind, then in name order.
 func (m *Memory) Objects() []Obj {

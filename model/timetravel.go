@@ -26,9 +26,9 @@ import "fmt"
 func (c *component) restartStale() {
 	view, rev := c.Memory.view, c.Memory.Rev
 	c.crash()
+	// The crash cleared every index; each is built again from the view
+	// when first asked.
 	c.Memory.view, c.Memory.Rev = view, rev
-	c.Memory.names, c.Memory.built = [NumKinds][]string{}, [NumKinds]bool{}
-	c.Memory.used, c.Memory.usedBuilt = nil, false
 	c.travel = true
 }
 

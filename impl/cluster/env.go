@@ -167,14 +167,9 @@ func (e *env) latestWrite() int64 {
 // and what it will change is not yet in any component's inbox.
 func (e *env) eventsPending() bool {
 	e.mu.Lock()
-	lagging := make([]*controller.Informer, 0, len(e.shared))
-	written := make([]int64, 0, len(e.shared))
+	defer e.mu.Unlock()
 	for k, inf := range e.shared {
-		lagging, written = append(lagging, inf), append(written, e.lastWrite[k])
-	}
-	e.mu.Unlock()
-	for i, inf := range lagging {
-		if inf.LastRev() < written[i] {
+		if inf.LastRev() < e.lastWrite[k] { // an informer never takes e.mu
 			return true
 		}
 	}
