@@ -98,7 +98,7 @@ func StartEmbedded(cfg Config) (*Embedded, error) {
 		lastErr = err
 		// Only a port we picked ourselves can be retried; someone may have
 		// taken it between our probe and etcd's bind.
-		if !picking || !isAddrInUse(err) {
+		if !picking || !IsAddrInUse(err) {
 			break
 		}
 	}
@@ -222,7 +222,9 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-func isAddrInUse(err error) bool {
+// IsAddrInUse reports whether err is a listener's bind failing because
+// the address is taken.
+func IsAddrInUse(err error) bool {
 	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
 }
 

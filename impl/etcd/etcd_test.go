@@ -163,7 +163,7 @@ func TestStartEmbeddedOnTakenExplicitPortFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("StartEmbedded on a taken client port succeeded")
 	}
-	if !isAddrInUse(err) {
+	if !IsAddrInUse(err) {
 		t.Errorf("err = %v, want an address-in-use error", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"testing"
 	"time"
 
@@ -134,4 +136,28 @@ func TestBadConfigAndBadMembersFail(t *testing.T) {
 	c := startT(t, t.TempDir())
 	require.ErrorIs(t, c.Kill(7), etcdcluster.ErrNoMember)
 	require.ErrorIs(t, c.Isolate(-1), etcdcluster.ErrNoMember)
+}
+
+// TestRestartWaitsForItsPortToBeFree: while a member is down, another
+// process may bind its client port for a moment (a parallel test picking
+// free ports does). Restart keeps the member's addresses, so it waits for
+// the port instead of failing with "address already in use".
+func TestRestartWaitsForItsPortToBeFree(t *testing.T) {
+	c := startT(t, t.TempDir())
+	victim := 0
+	require.NoError(t, c.Kill(victim))
+	u, err := url.Parse(c.Endpoints()[victim])
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", u.Host)
+	require.NoError(t, err, "the killed member's port is not free")
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		l.Close()
+		close(released)
+	}()
+	require.NoError(t, c.Restart(victim))
+	<-released
+	require.True(t, c.Running(victim))
+	putRetrying(t, memberClient(t, c, victim), "/k/after", "1")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/converge-dev/converge/impl/etcd"
 )
 
 // Kill stops member i at once, as a crash would: no leadership transfer, no
@@ -33,8 +35,20 @@ func (c *Cluster) Restart(i int) error {
 	if i < 0 || i >= len(c.members) || c.members[i].etcd != nil {
 		return fmt.Errorf("%w: cannot restart member %d", ErrNoMember, i)
 	}
-	if err := c.startMember(i); err != nil {
-		return err
+	// The member keeps its ports: its peer URL is in the membership. While
+	// it was down, another process on the machine may have bound one for
+	// a moment (a parallel test picking free ports does), so a taken port
+	// is tried again for restartBindWait before the restart fails.
+	deadline := time.Now().Add(restartBindWait)
+	for {
+		err := c.startMember(i)
+		if err == nil {
+			break
+		}
+		if !etcd.IsAddrInUse(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if err := c.waitReady(i); err != nil {
 		_ = c.kill(i)
@@ -42,6 +56,10 @@ func (c *Cluster) Restart(i int) error {
 	}
 	return nil
 }
+
+// restartBindWait is how long Restart waits for a member's port to be
+// free again.
+const restartBindWait = 5 * time.Second
 
 // Running reports whether member i is up.
 func (c *Cluster) Running(i int) bool {
