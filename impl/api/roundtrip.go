@@ -218,6 +218,9 @@ type jsonField struct {
 	// gives creationTimestamp).
 	omitZero bool
 	plan     *rtPlan
+	// protobuf: Kubernetes' protobuf encoding carries the field too (it
+	// has a protobuf tag); TypeMeta, for one, it carries in an envelope.
+	protobuf bool
 	// name is the field's JSON name; "" for an embedded struct whose
 	// fields are the outer struct's.
 	name string
@@ -254,7 +257,7 @@ func fieldsOf(t reflect.Type) ([]jsonField, bool) {
 		promoted := f.Anonymous && name == ""
 		// encoding/json has no inline option: it ignores it, and an
 		// embedded struct with no name is inline anyway.
-		field := jsonField{index: i, name: name}
+		field := jsonField{index: i, name: name, protobuf: f.Tag.Get("protobuf") != ""}
 		for opt := range strings.SplitSeq(opts, ",") {
 			switch {
 			case opt == "omitempty":

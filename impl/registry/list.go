@@ -112,7 +112,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 }
 
 // RawList is a list as JSON bytes: each item is the stored object with its
-// resourceVersion, never decoded.
+// resourceVersion, a JSON value never decoded.
 type RawList struct {
 	TypeMeta api.TypeMeta
 	ListMeta api.ListMeta
@@ -120,8 +120,10 @@ type RawList struct {
 }
 
 // ListRaw is List for callers that only write the result out as JSON. It
-// skips decoding and re-encoding each item, most of a large list's cost,
-// so it serves only lists without selectors (ok false otherwise: use List).
+// skips decoding and re-encoding each JSON value (a custom resource's),
+// most of a large list's cost, and encodes a protobuf value's kept object
+// when there is one, so it serves only lists without selectors (ok false
+// otherwise: use List).
 func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts ListOptions) (_ *RawList, ok bool, _ error) {
 	if opts.LabelSelector != "" || opts.FieldSelector != "" {
 		return nil, false, nil
@@ -133,7 +135,15 @@ func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts
 	tm := api.TypeMeta{Kind: q.info.Kind, APIVersion: q.info.APIVersion()}
 	list := &RawList{TypeMeta: api.TypeMeta{Kind: q.info.ListKind, APIVersion: tm.APIVersion}, Items: [][]byte{}}
 	rev, cont, remaining, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
-		item, err := withResourceVersion(resource, tm, o)
+		var item []byte
+		var err error
+		if kept := r.recent.kept(o); kept != nil && api.IsProtobuf(o.Value) {
+			if item, err = api.Marshal(kept); err != nil {
+				err = api.NewInternalError(fmt.Errorf("registry: encode %T: %w", kept, err))
+			}
+		} else {
+			item, err = withResourceVersion(resource, tm, o)
+		}
 		if err != nil {
 			return false, err
 		}

@@ -12,8 +12,11 @@ import (
 	"github.com/converge-dev/converge/impl/store"
 )
 
-// encode renders obj as its stored value. The resourceVersion is not
-// stored: it is the key's mod revision, set again by decode.
+// encode renders obj as its stored value: Kubernetes protobuf for the
+// built-in kinds, as kube-apiserver stores them (api.MarshalProtobuf),
+// JSON for custom resources, as apiextensions-apiserver stores them. The
+// resourceVersion is not stored: it is the key's mod revision, set again
+// by decode.
 func encode(obj api.Object) ([]byte, error) {
 	if c, ok := obj.(*api.CustomObject); ok {
 		// Custom resources are stored at their storage version, whatever
@@ -25,7 +28,13 @@ func encode(obj api.Object) ([]byte, error) {
 	m := api.Meta(obj)
 	rv := m.ResourceVersion
 	m.ResourceVersion = ""
-	b, err := api.Marshal(obj)
+	var b []byte
+	var err error
+	if api.HasProtobuf(obj) {
+		b, err = api.MarshalProtobuf(obj)
+	} else {
+		b, err = api.Marshal(obj)
+	}
 	m.ResourceVersion = rv
 	if err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("registry: encode %T: %w", obj, err))
@@ -70,20 +79,27 @@ func (l *unionList) SetItems(objs []api.Object) error {
 	return nil
 }
 
-// decode reads a stored value of resource. It is not strict: the values
-// were written by encode.
+// decode reads a stored value of resource, protobuf or JSON (a custom
+// resource, or a value stored before built-in kinds were protobuf). It is
+// not strict: the values were written by encode.
 func decode(resource string, value []byte, rev int64) (api.Object, error) {
 	obj, err := newObject(resource)
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
 	tm := *api.TypeOf(obj)
-	if err := json.Unmarshal(value, obj); err != nil {
+	if api.IsProtobuf(value) {
+		err = api.UnmarshalProtobuf(value, obj)
+	} else {
+		err = json.Unmarshal(value, obj)
+	}
+	if err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("registry: decode stored %s: %w", resource, err))
 	}
 	if tm.Kind != "" { // not a custom resource whose CRD went: its value names its kind
 		*api.TypeOf(obj) = tm
 	}
+	api.SetNestedKinds(obj)
 	api.Meta(obj).ResourceVersion = formatRV(rev)
 	return obj, nil
 }
@@ -92,7 +108,7 @@ func decode(resource string, value []byte, rev int64) (api.Object, error) {
 // it, with metadata.resourceVersion, without decoding it: values written
 // by encode begin {"kind":K,"apiVersion":V,"metadata":{ and carry no
 // resourceVersion, so it is spliced in at the head of metadata. A value of
-// any other shape goes the slow way, through decode and encode.
+// any other shape, protobuf among them, goes through decode and encode.
 func withResourceVersion(resource string, tm api.TypeMeta, o store.Object) ([]byte, error) {
 	head := `{"kind":"` + tm.Kind + `","apiVersion":"` + tm.APIVersion + `","metadata":{"`
 	if bytes.HasPrefix(o.Value, []byte(head)) && !bytes.Contains(o.Value, []byte(`"resourceVersion":`)) {

@@ -10,27 +10,36 @@ import (
 	"github.com/converge-dev/converge/impl/store"
 )
 
-// encode's output takes the splice, which must give the bytes encoding the
-// decoded object would give, modulo key order; anything else is decoded.
+// A JSON value as encode writes it (a custom resource's) takes the splice,
+// which must give the bytes encoding the decoded object would give, modulo
+// key order; anything else, protobuf among it, is decoded.
 func TestWithResourceVersion(t *testing.T) {
 	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "x"}},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
 	api.Default(p)
-	stored, err := encode(p)
-	require.NoError(t, err)
 	tm := api.TypeMeta{Kind: "Pod", APIVersion: "v1"}
+	asJSON, err := api.Marshal(p)
+	require.NoError(t, err)
+	asProtobuf, err := encode(p)
+	require.NoError(t, err)
+	require.True(t, api.IsProtobuf(asProtobuf), "a built-in kind is stored as protobuf")
 
-	got, err := withResourceVersion("pods", tm, store.Object{Value: stored, Rev: 42})
-	require.NoError(t, err)
-	require.True(t, bytes.HasPrefix(got, []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"42","name":"p"`)), "%s", got)
-	obj, err := decode("pods", stored, 42)
-	require.NoError(t, err)
-	want, err := api.Marshal(obj)
-	require.NoError(t, err)
-	require.JSONEq(t, string(want), string(got))
+	for _, stored := range [][]byte{asJSON, asProtobuf} {
+		got, err := withResourceVersion("pods", tm, store.Object{Value: stored, Rev: 42})
+		require.NoError(t, err)
+		if !api.IsProtobuf(stored) {
+			require.True(t, bytes.HasPrefix(got, []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"42","name":"p"`)), "%s", got)
+		}
+		obj, err := decode("pods", stored, 42)
+		require.NoError(t, err)
+		want, err := api.Marshal(obj)
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(got))
+		require.Contains(t, string(got), `"resourceVersion":"42"`)
+	}
 
 	odd := []byte(`{"metadata":{"name":"p","labels":{"resourceVersion":"x"}},"kind":"Pod","apiVersion":"v1"}`)
-	got, err = withResourceVersion("pods", tm, store.Object{Value: odd, Rev: 7})
+	got, err := withResourceVersion("pods", tm, store.Object{Value: odd, Rev: 7})
 	require.NoError(t, err)
 	require.Contains(t, string(got), `"resourceVersion":"7"`)
 	require.Contains(t, string(got), `"labels":{"resourceVersion":"x"}`)

@@ -71,13 +71,14 @@ type pendingWrite struct {
 
 // startWrite is called before this registry writes value, which encodes
 // obj, to key k: obj, which the registry owns and changes no more, is
-// made what decoding the value will give, in place (api.Canonicalize, a
-// fraction of a decode), and kept for the write's watch event. It returns
+// made what decoding the value will give, in place (api.Canonicalize or
+// api.CanonicalizeProtobuf, as the value is JSON or protobuf: a fraction
+// of a decode), and kept for the write's watch event. It returns
 // nil when obj cannot be kept. A write that fails leaves it behind, which
 // is harmless: a value's bytes decide what decoding it gives.
 func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) *pendingWrite {
 	info, err := lookup(k.Resource)
-	if err != nil || !api.Canonicalize(obj) {
+	if err != nil || !canonicalize(value, obj) {
 		return nil
 	}
 	// What decode sets: the resource's kind, and the revision as
@@ -92,6 +93,18 @@ func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) *pe
 	}
 	c.writing[k] = p
 	return p
+}
+
+// canonicalize makes obj what decoding value, its encoding, gives.
+func canonicalize(value []byte, obj api.Object) bool {
+	ok := false
+	if api.IsProtobuf(value) {
+		ok = api.CanonicalizeProtobuf(obj)
+	} else {
+		ok = api.Canonicalize(obj)
+	}
+	api.SetNestedKinds(obj) // as decode does
+	return ok
 }
 
 // abandon drops p (or nil), a write that will not be made, whose object
