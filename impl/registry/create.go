@@ -24,7 +24,8 @@ func (r *Registry) Create(ctx context.Context, obj api.Object) (api.Object, erro
 
 // CreateWire is Create that also returns the created object as the wire
 // has it (what api.Marshal gives, up to key order), made from the stored
-// bytes so that nothing is encoded twice. It is nil for a dry run. It
+// value or the object kept for it (Registry.wire), so that nothing is
+// decoded. It is nil for a dry run. It
 // hands obj over whatever ctx says (see HandOver): the apiserver decoded
 // it for this one request, so a copy would be waste.
 func (r *Registry) CreateWire(ctx context.Context, obj api.Object) (api.Object, []byte, error) {
@@ -33,7 +34,7 @@ func (r *Registry) CreateWire(ctx context.Context, obj api.Object) (api.Object, 
 		return out, nil, err
 	}
 	info, _ := infoOf(out)
-	wire, err := withResourceVersion(info.Resource, *api.TypeOf(out), stored)
+	wire, err := r.wire(info.Resource, *api.TypeOf(out), stored)
 	if err != nil {
 		return nil, nil, err
 	}

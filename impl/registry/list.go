@@ -112,7 +112,7 @@ func (r *Registry) List(ctx context.Context, resource, namespace string, opts Li
 }
 
 // RawList is a list as JSON bytes: each item is the stored object with its
-// resourceVersion, a JSON value never decoded.
+// resourceVersion (Registry.wire).
 type RawList struct {
 	TypeMeta api.TypeMeta
 	ListMeta api.ListMeta
@@ -135,15 +135,7 @@ func (r *Registry) ListRaw(ctx context.Context, resource, namespace string, opts
 	tm := api.TypeMeta{Kind: q.info.Kind, APIVersion: q.info.APIVersion()}
 	list := &RawList{TypeMeta: api.TypeMeta{Kind: q.info.ListKind, APIVersion: tm.APIVersion}, Items: [][]byte{}}
 	rev, cont, remaining, err := r.listStored(ctx, q, func(o store.Object) (bool, error) {
-		var item []byte
-		var err error
-		if kept := r.recent.kept(o); kept != nil && api.IsProtobuf(o.Value) {
-			if item, err = api.Marshal(kept); err != nil {
-				err = api.NewInternalError(fmt.Errorf("registry: encode %T: %w", kept, err))
-			}
-		} else {
-			item, err = withResourceVersion(resource, tm, o)
-		}
+		item, err := r.wire(resource, tm, o)
 		if err != nil {
 			return false, err
 		}

@@ -129,6 +129,23 @@ func withResourceVersion(resource string, tm api.TypeMeta, o store.Object) ([]by
 	return b, nil
 }
 
+// wire is withResourceVersion that encodes the object kept for a
+// protobuf value, when there is one, instead of decoding the value.
+func (r *Registry) wire(resource string, tm api.TypeMeta, o store.Object) ([]byte, error) {
+	if !api.IsProtobuf(o.Value) {
+		return withResourceVersion(resource, tm, o)
+	}
+	kept := r.recent.kept(o)
+	if kept == nil {
+		return withResourceVersion(resource, tm, o)
+	}
+	b, err := api.Marshal(kept)
+	if err != nil {
+		return nil, api.NewInternalError(fmt.Errorf("registry: encode %T: %w", kept, err))
+	}
+	return b, nil
+}
+
 // field is the exported struct field name of obj ("Spec", "Status"), or
 // an invalid Value when the kind has none.
 func field(obj api.Object, name string) reflect.Value {
