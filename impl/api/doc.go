@@ -29,6 +29,11 @@
 //   - Names are deterministic: the pod-template-hash label holds the
 //     model's hash of the template (impl/project.TemplateHash).
 //   - DeepCopy shares no memory with its input.
+//   - Protobuf is Kubernetes' own protobuf serializer over k8s.io/api's
+//     generated code; MarshalProtobuf writes what kube-apiserver stores in
+//     etcd. Canonicalize and CanonicalizeProtobuf make an object, in place,
+//     what a JSON or a protobuf round trip of it gives, or report that they
+//     cannot (rapid tests compare them with the real round trips).
 //
 // The value types Kubernetes shares across kinds are k8s.io/apimachinery's,
 // aliased: Quantity and ResourceList (served in canonical form: "0.5" as

@@ -108,8 +108,11 @@
 //   - The registry decodes a stored value about once (recent.go): it keeps
 //     per key the last value it wrote or read, with its revision and what
 //     decoding it gives, and a write keeps the object it encodes, made what
-//     decoding gives in place (api.Canonicalize), when a watch is open on
-//     its resource.
+//     decoding gives in place (api.CanonicalizeProtobuf, or api.Canonicalize
+//     for a custom resource's JSON), when a watch is open on its resource.
+//   - Values are stored as kube-apiserver stores them (object.go): built-in
+//     kinds as Kubernetes protobuf (api.Protobuf), custom resources as JSON
+//     at their storage version; a built-in kind stored as JSON still reads.
 //   - A cancelled or expired ctx fails a call with an error that is both a
 //     504 Timeout StatusError and, through errors.Is, the context's error.
 package registry
