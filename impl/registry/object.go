@@ -132,18 +132,14 @@ func withResourceVersion(resource string, tm api.TypeMeta, o store.Object) ([]by
 // wire is withResourceVersion that encodes the object kept for a
 // protobuf value, when there is one, instead of decoding the value.
 func (r *Registry) wire(resource string, tm api.TypeMeta, o store.Object) ([]byte, error) {
-	if !api.IsProtobuf(o.Value) {
-		return withResourceVersion(resource, tm, o)
+	if kept := r.recent.kept(o); kept != nil && api.IsProtobuf(o.Value) {
+		b, err := api.Marshal(kept)
+		if err != nil {
+			return nil, api.NewInternalError(fmt.Errorf("registry: encode %T: %w", kept, err))
+		}
+		return b, nil
 	}
-	kept := r.recent.kept(o)
-	if kept == nil {
-		return withResourceVersion(resource, tm, o)
-	}
-	b, err := api.Marshal(kept)
-	if err != nil {
-		return nil, api.NewInternalError(fmt.Errorf("registry: encode %T: %w", kept, err))
-	}
-	return b, nil
+	return withResourceVersion(resource, tm, o)
 }
 
 // field is the exported struct field name of obj ("Spec", "Status"), or

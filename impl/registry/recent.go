@@ -97,12 +97,11 @@ func (c *recentValues) startWrite(k store.Key, value []byte, obj api.Object) *pe
 
 // canonicalize makes obj what decoding value, its encoding, gives.
 func canonicalize(value []byte, obj api.Object) bool {
-	ok := false
+	roundTrip := api.Canonicalize
 	if api.IsProtobuf(value) {
-		ok = api.CanonicalizeProtobuf(obj)
-	} else {
-		ok = api.Canonicalize(obj)
+		roundTrip = api.CanonicalizeProtobuf
 	}
+	ok := roundTrip(obj)
 	api.SetNestedKinds(obj) // as decode does
 	return ok
 }
