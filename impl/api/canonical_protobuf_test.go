@@ -43,15 +43,9 @@ func checkCanonicalizeProtobuf[T any](t *rapid.T) {
 }
 
 func TestCanonicalizeProtobufIsTheProtobufRoundTrip(t *testing.T) {
-	t.Run("Pod", rapid.MakeCheck(checkCanonicalizeProtobuf[Pod]))
-	t.Run("Node", rapid.MakeCheck(checkCanonicalizeProtobuf[Node]))
-	t.Run("Deployment", rapid.MakeCheck(checkCanonicalizeProtobuf[Deployment]))
-	t.Run("ReplicaSet", rapid.MakeCheck(checkCanonicalizeProtobuf[ReplicaSet]))
-	t.Run("Service", rapid.MakeCheck(checkCanonicalizeProtobuf[Service]))
-	t.Run("Endpoints", rapid.MakeCheck(checkCanonicalizeProtobuf[Endpoints]))
-	t.Run("EndpointSlice", rapid.MakeCheck(checkCanonicalizeProtobuf[EndpointSlice]))
-	t.Run("Event", rapid.MakeCheck(checkCanonicalizeProtobuf[Event]))
-	t.Run("Namespace", rapid.MakeCheck(checkCanonicalizeProtobuf[Namespace]))
+	for _, k := range roundTripKinds {
+		t.Run(k.name, rapid.MakeCheck(k.protobuf))
+	}
 }
 
 // Where protobuf and JSON differ: what is empty comes back nil even where

@@ -2,12 +2,15 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store"
+	"github.com/converge-dev/converge/impl/store/storetest"
 )
 
 // A JSON value as encode writes it (a custom resource's) takes the splice,
@@ -43,4 +46,40 @@ func TestWithResourceVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(got), `"resourceVersion":"7"`)
 	require.Contains(t, string(got), `"labels":{"resourceVersion":"x"}`)
+}
+
+// A LIST or a create's answer encodes the object kept for a protobuf value
+// (Registry.wire) where there is one: it must say what decoding the value
+// says. The pods are written with a watch open, so that they are kept.
+func TestWireOfAKeptObjectIsTheDecodedValue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := New(Config{Store: storetest.Store(t)})
+	list, err := r.List(ctx, "pods", "default", ListOptions{})
+	require.NoError(t, err)
+	w, err := r.WatchShared(ctx, "pods", "default", api.ListMetaOf(list).ResourceVersion)
+	require.NoError(t, err)
+
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx", Ports: []api.ContainerPort{}}}}}
+	_, created, err := r.CreateWire(ctx, p)
+	require.NoError(t, err)
+	<-w
+	key := store.Key{Resource: "pods", Namespace: "default", Name: "p"}
+	stored, ok := r.recent.latest(key)
+	require.True(t, ok)
+	require.True(t, api.IsProtobuf(stored.Value))
+	require.NotNil(t, r.recent.kept(stored), "written with a watch open, so kept")
+
+	decoded, err := decode("pods", stored.Value, stored.Rev)
+	require.NoError(t, err)
+	want, err := api.Marshal(decoded)
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), string(created))
+	raw, ok, err := r.ListRaw(ctx, "pods", "default", ListOptions{})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Len(t, raw.Items, 1)
+	require.JSONEq(t, string(want), string(raw.Items[0]))
+	require.Contains(t, string(raw.Items[0]), `"resourceVersion":"`+formatRV(stored.Rev)+`"`)
 }
