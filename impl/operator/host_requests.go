@@ -1,0 +1,116 @@
+package operator
+
+import (
+	"errors"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// passOf is the reconcile a request belongs to: the one its context
+// names, or else (a client called without the reconcile's context) the
+// one running; nil outside reconciles.
+func (h *Host) passOf(req *http.Request) *pass {
+	if p, ok := req.Context().Value(passKey{}).(*pass); ok {
+		return p
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.running
+}
+
+// before sees each request before the apiserver does. It parks an
+// interleaved reconcile before each of its writes: what a reconcile read
+// before a write is what another's write can make stale. It fails the
+// requests past the operator's crash point, and the reconcile's failing
+// request. Requests outside reconciles (startup's discovery) are spared:
+// controller-runtime retries a failed one only after 10 s of wall clock.
+func (h *Host) before(req *http.Request) (*http.Response, error) {
+	p := h.passOf(req)
+	if p != nil && p.interleaved && isWrite(req) && !h.dead(p) {
+		if q := h.queue(p.Controller); q == nil || !q.park(p.Request) {
+			h.mu.Lock()
+			p.faulted = true
+			h.mu.Unlock()
+			return nil, ErrCrashed // the operator stopped while it waited
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	life := h.run
+	if p != nil {
+		life = p.life
+	}
+	if life.crashed {
+		if p != nil {
+			p.faulted = true
+		}
+		return nil, ErrCrashed
+	}
+	if p == nil {
+		return nil, nil
+	}
+	p.requests++
+	if p.requests == p.failAt {
+		p.faulted, p.failed = true, true
+		return statusResponse(req, apierrors.NewInternalError(errors.New("converge: an injected transient apiserver error"))), nil
+	}
+	if !isWrite(req) {
+		return nil, nil
+	}
+	if p.budget == 0 {
+		life.crashed, p.faulted = true, true
+		return nil, ErrCrashed
+	}
+	if p.budget > 0 {
+		p.budget--
+	}
+	return nil, nil
+}
+
+// dead reports whether p's operator crashed: its requests fail at once.
+func (h *Host) dead(p *pass) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return p.life.crashed
+}
+
+// after counts the operator's writes that landed, tells the cluster, and
+// looks for churn.
+func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
+	if !h.noter.note(req, resp, lastWrite) {
+		return
+	}
+	p := h.passOf(req)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.writes++
+	w := answer(body)
+	if gvk, ok := w.gvk(); ok {
+		if h.wrote == nil {
+			h.wrote = map[schema.GroupVersionKind]bool{}
+		}
+		h.wrote[gvk] = true
+	}
+	upToDate := func(schema.GroupVersionKind) bool { return true }
+	var item Item
+	if p != nil {
+		p.written = append(p.written, writtenBy(req, w))
+		upToDate, item = p.upToDate, p.Item
+	}
+	if err := h.churn.observe(req, w, upToDate); err != nil {
+		h.failures = append(h.failures, Failure{Item: item, Oracle: "churn", Err: err})
+	}
+}
+
+// staleKinds is the kinds whose informers have undelivered events.
+func (h *Host) staleKinds() map[schema.GroupKind]bool {
+	out := map[schema.GroupKind]bool{}
+	for _, i := range h.run.cache.all() {
+		if i.inner.Pending() > 0 {
+			out[i.gvk.GroupKind()] = true
+		}
+	}
+	return out
+}
