@@ -98,18 +98,16 @@ func NormalizeKey(component, key string) string {
 
 // RequestOf is the namespace and name of the reconcile request for a
 // component's queue key, as controller-runtime's Request carries them: a
-// key splits at its "/" (a namespaced one with none is in
-// DefaultNamespace, as are the keys of a component no role has); the
-// garbage collector's "<resource>/<namespace>/<name>" keeps its whole key
-// as the name, in the object's namespace.
+// key splits at its "/" (a built-in's namespaced key with none is in
+// DefaultNamespace, as scripts write it; a bare key of a component no role
+// has is a cluster-scoped name, as client-go's SplitMetaNamespaceKey reads
+// it); the garbage collector's "<resource>/<namespace>/<name>" keeps its
+// whole key as the name, in the object's namespace.
 func RequestOf(component, key string) (namespace, name string) {
 	r := roleOf(component)
 	switch {
 	case r == nil:
-		if namespace, name = SplitKey(key); namespace == "" {
-			namespace = DefaultNamespace
-		}
-		return namespace, name
+		return SplitKey(key)
 	case r.refKeys:
 		ref, _ := ParseRef(key)
 		return ref.Namespace, key

@@ -165,8 +165,9 @@ func TestMemoryUsageFollowsPutsAndRemoves(t *testing.T) {
 }
 
 // Queue keys become the namespace and name of a controller-runtime
-// Request: split at "/", the default namespace for a namespaced key that
-// names none, none for a cluster-scoped one, and the garbage collector's
+// Request: split at "/", the default namespace for a built-in's
+// namespaced key that names none, none for a cluster-scoped one or a
+// user's bare key, and the garbage collector's
 // "<resource>/<namespace>/<name>" whole, in its object's namespace.
 func TestRequestOfSplitsQueueKeys(t *testing.T) {
 	for _, c := range []struct{ component, key, ns, name string }{
@@ -175,7 +176,8 @@ func TestRequestOfSplitsQueueKeys(t *testing.T) {
 		{NodeLifecycle, "node-1", "", "node-1"},
 		{NamespaceController, "team-b", "", "team-b"},
 		{GarbageCollector, "pods/team-b/web-x-0", "team-b", "pods/team-b/web-x-0"},
-		{"my-operator", "web", DefaultNamespace, "web"},
+		{"my-operator", "team-b/web", "team-b", "web"},
+		{"my-operator", "node-1", "", "node-1"},
 	} {
 		if ns, name := RequestOf(c.component, c.key); ns != c.ns || name != c.name {
 			t.Errorf("RequestOf(%s, %s) = %q, %q; want %q, %q", c.component, c.key, ns, name, c.ns, c.name)

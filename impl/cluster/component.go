@@ -56,6 +56,28 @@ type component struct {
 	// user, when set, is a user's controller in place of (or in addition
 	// to) the model's decision code.
 	user *userCode
+	// last is how each key's latest reconcile ended (Stepped.LastReconcile).
+	last map[string]Outcome
+}
+
+// Outcome is how a component's latest reconcile of a key ended.
+type Outcome struct {
+	// Result is a user's controller's answer.
+	Result controller.Result
+	// Err is a user's controller's error, or a built-in's failed write's.
+	Err error
+	// Retry: the key was queued again with backoff.
+	Retry bool
+}
+
+// lastFailure is the error of the last write that failed, if any.
+func lastFailure(ws []model.Write) error {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].Err != nil {
+			return ws[i].Err
+		}
+	}
+	return nil
 }
 
 func newComponent(e *env, name string, user *ControllerSpec) *component {
@@ -143,13 +165,23 @@ func (c *component) apply(e model.WatchEvent) {
 	}
 }
 
-// keys is the model's key function, or a new user component's.
+// keys is the model's key function, or a new user component's (its Keys,
+// or namespace/name). A user's key that drops a namespace is reported
+// once, which fails the check that steps the cluster; it is still queued,
+// so the run goes on as the controller asked.
 func (c *component) keys(e model.WatchEvent) []string {
 	if c.user != nil && model.WatchedKinds(c.name) == nil {
-		if c.user.spec.Keys != nil {
-			return c.user.spec.Keys(e)
+		if c.user.spec.Keys == nil {
+			return defaultKeys(e)
 		}
-		return []string{model.MetaOf(e.Obj).Name}
+		keys := c.user.spec.Keys(e)
+		for _, key := range keys {
+			if err := c.checkKey(e, key); err != nil && !c.user.badKey {
+				c.user.badKey = true
+				c.env.report(err)
+			}
+		}
+		return keys
 	}
 	return model.Keys(c.mem, e)
 }
@@ -209,16 +241,23 @@ func (c *component) reconcile(ctx context.Context, key string, crashAfter int) [
 	// timer (on the logical clock in the stepped driver), nil forgets.
 	var retry bool
 	var after time.Duration
+	var out Outcome
 	c.polled = false
 	if c.user != nil {
-		res, err := c.reconcileUser(ctx, key, w)
-		retry = err != nil || (res.Requeue && res.RequeueAfter <= 0)
-		after = res.RequeueAfter
+		out.Result, out.Err = c.reconcileUser(ctx, key, w)
+		retry = out.Err != nil || (out.Result.Requeue && out.Result.RequeueAfter <= 0)
+		after = out.Result.RequeueAfter
 	} else {
 		c.env.decisions.For(c.name)(c.mem, &host{env: c.env, ctx: ctx}, w, key)
 		retry = w.failed
 		c.polled = w.polled && len(w.writes) == 0
+		out.Err = lastFailure(w.writes)
 	}
+	out.Retry = retry && crashAfter == 0
+	if c.last == nil {
+		c.last = map[string]Outcome{}
+	}
+	c.last[key] = out
 	c.mu.Unlock()
 	switch {
 	case crashAfter > 0:

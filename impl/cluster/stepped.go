@@ -116,6 +116,16 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 			cancel()
 			return nil, errors.New("cluster: new controller " + u.Name + " watches nothing")
 		}
+		if model.WatchedKinds(u.Name) == nil {
+			if err := probeKeys(u); err != nil {
+				cancel()
+				return nil, err
+			}
+		}
+		if s.users[u.Name] != nil {
+			cancel()
+			return nil, errors.New("cluster: two ControllerSpecs are named " + u.Name)
+		}
 		s.users[u.Name] = &u
 	}
 	c := cfg.Client
@@ -217,6 +227,21 @@ func (s *Stepped) Seen(component string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.seen
+}
+
+// LastReconcile is how component's latest reconcile of key ended; false
+// if it never reconciled key.
+func (s *Stepped) LastReconcile(component, key string) (Outcome, bool) {
+	s.mu.Lock()
+	c := s.comps[component]
+	s.mu.Unlock()
+	if c == nil {
+		return Outcome{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, ok := c.last[key]
+	return out, ok
 }
 
 // Queue returns a component's queued keys in order.

@@ -16,11 +16,18 @@ import (
 // ControllerSpec plugs a user's controller into the control plane. With the
 // Name of a built-in component it replaces that component's decision code
 // (the informers, queue keys and faults stay the built-in's); with a new
-// Name it adds a component that watches Watches and queues Keys.
+// Name it adds a component that watches Watches and queues Keys. A
+// cluster takes several specs: Disabled(name) silences a built-in while a
+// new component of the user's does its work.
 type ControllerSpec struct {
 	Name string
 	// Watches and Keys are for new components only. Keys maps an event to
-	// queue keys; nil queues the object's name.
+	// queue keys, as client-go's MetaNamespaceKeyFunc makes them:
+	// "namespace/name" for a namespaced object (model.KeyOf), the bare
+	// name for a cluster-scoped one. nil queues the object's own key. A
+	// Keys that answers a namespaced object's bare name is refused when
+	// the cluster is built, or, for an event the trial missed, reported
+	// as the cluster's error (Stepped.Errors).
 	Watches []model.Kind
 	Keys    func(e model.WatchEvent) []string
 	// New builds the Reconciler. It is called again after every crash, as
@@ -42,6 +49,20 @@ type userCode struct {
 	spec   ControllerSpec
 	rec    controller.Reconciler // nil until first use and after a crash
 	client *recordingClient
+	badKey bool // a key without its namespace was reported
+}
+
+// Disabled is a spec that keeps the built-in component name's informers,
+// queue and faults and reconciles nothing: add a component of your own
+// beside it to do its work with your watches and keys.
+func Disabled(name string) ControllerSpec {
+	return ControllerSpec{Name: name, New: func(ControllerEnv) controller.Reconciler { return disabled{} }}
+}
+
+type disabled struct{}
+
+func (disabled) Reconcile(context.Context, controller.Request) (controller.Result, error) {
+	return controller.Result{}, nil
 }
 
 // reconcileUser runs the user's Reconciler for one key and returns what it
