@@ -105,13 +105,14 @@ func Impl(t *rapid.T, impl *cluster.Stepped, o ImplOptions) {
 	if len(impl.Objects(model.KindNode)) == 0 {
 		apply(model.Action{Op: model.OpAddNode, Who: NodeNames[0]})
 	}
+	quiesce := len(script)
 	for i := 0; ; i++ {
 		a, ok := impl.NextQuiesceStep()
 		if !ok {
 			break
 		}
 		if i > MaxQuiesceSteps {
-			fail(fmt.Errorf("quiesce did not finish in %d steps", MaxQuiesceSteps))
+			t.Fatalf("%v\n%s", endlessQuiesce(impl, script[quiesce:]), shortScript(script, quiesce))
 		}
 		apply(a)
 	}

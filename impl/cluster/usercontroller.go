@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -33,6 +35,8 @@ type ControllerSpec struct {
 	// New builds the Reconciler. It is called again after every crash, as
 	// a restarted process would be.
 	New func(env ControllerEnv) controller.Reconciler
+
+	disabled bool // made by Disabled
 }
 
 // ControllerEnv is what a user's controller gets: a client whose writes the
@@ -56,7 +60,29 @@ type userCode struct {
 // queue and faults and reconciles nothing: add a component of your own
 // beside it to do its work with your watches and keys.
 func Disabled(name string) ControllerSpec {
-	return ControllerSpec{Name: name, New: func(ControllerEnv) controller.Reconciler { return disabled{} }}
+	return ControllerSpec{Name: name, New: func(ControllerEnv) controller.Reconciler { return disabled{} }, disabled: true}
+}
+
+// StandIns names the new components that may do a Disabled built-in's
+// work: those watching a kind it watches. ok is false unless name is a
+// disabled built-in.
+func (s *Stepped) StandIns(name string) (names []string, ok bool) {
+	if u := s.users[name]; u == nil || !u.disabled {
+		return nil, false
+	}
+	for n, u := range s.users {
+		if model.WatchedKinds(n) != nil {
+			continue
+		}
+		for _, k := range u.Watches {
+			if slices.Contains(model.WatchedKinds(name), k) {
+				names = append(names, n)
+				break
+			}
+		}
+	}
+	sort.Strings(names)
+	return names, true
 }
 
 type disabled struct{}
