@@ -176,6 +176,21 @@ func TestSeveralSpecsReplaceABuiltInWithANewComponent(t *testing.T) {
 	if eps := s.Objects(model.KindEndpoints); len(eps) != 0 {
 		t.Errorf("the disabled endpoints controller wrote %v", eps)
 	}
+	if names, ok := s.StandIns(model.EndpointsController); !ok || len(names) != 0 {
+		t.Errorf("StandIns(endpoints) = %v, %v; want none (web-watcher watches Deployments only), true", names, ok)
+	}
+	if _, ok := s.StandIns(model.ReplicaSetController); ok {
+		t.Error("the replicaset controller is not disabled")
+	}
+	pods := ControllerSpec{Name: "pod-watcher", Watches: []model.Kind{model.KindPod}, New: Disabled("").New}
+	s2, err := NewStepped(SteppedConfig{Store: storetest.Store(t), Controllers: []ControllerSpec{Disabled(model.EndpointsController), pods}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s2.Close)
+	if names, _ := s2.StandIns(model.EndpointsController); len(names) != 1 || names[0] != "pod-watcher" {
+		t.Errorf("StandIns(endpoints) = %v, want pod-watcher", names)
+	}
 	_, err = NewStepped(SteppedConfig{Store: storetest.Store(t), Controllers: []ControllerSpec{Disabled(model.EndpointsController), Disabled(model.EndpointsController)}})
 	if err == nil || !strings.Contains(err.Error(), "two ControllerSpecs") {
 		t.Errorf("two specs of one name: %v", err)
