@@ -9,7 +9,9 @@
 // registry shared by every instance behind a finalizer (broker, whose 15
 // seeded bugs come from public bug reports and are measured, not asserted:
 // its TestMeasure). Each correct operator must pass CheckOperator
-// with its default settings, and each seeded bug must be caught
+// with its default settings (broker's with its image drawn from real
+// tags: an unpullable free-form image never lets the run quiesce, a false
+// alarm TestMeasure reports), and each other seeded bug must be caught
 // (probetest.ExpectFailure). They were the false alarms found on 2026-11-27: a
 // request that stored nothing counted as a write, a second delete of a
 // terminating namespace hung, a Job's replacement read as churn, a random

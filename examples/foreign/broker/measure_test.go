@@ -99,6 +99,11 @@ func search(t *testing.T, op properties.Operator, seed string, budget time.Durat
 	o.total = time.Since(start)
 	o.caught = rep.Failed()
 	text := rep.Text()
+	if o.caught {
+		// The failure itself, so a reader can tell the seeded bug's catch
+		// from another one.
+		t.Logf("seed %s failure:\n%s", seed, excerpt(text))
+	}
 	o.drawn = -1
 	if m := drawnRE.FindAllStringSubmatch(text, -1); len(m) > 0 {
 		o.drawn, _ = strconv.Atoi(m[len(m)-1][1])
@@ -113,6 +118,22 @@ func search(t *testing.T, op properties.Operator, seed string, budget time.Durat
 		}
 	}
 	return o
+}
+
+// excerpt is the failure up to its replay hint, without rapid's draw log.
+func excerpt(text string) string {
+	var keep []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "To reproduce") {
+			break
+		}
+		keep = append(keep, line)
+	}
+	s := strings.Join(keep, "\n")
+	if len(s) > 6000 {
+		s = s[:6000] + "\n...[truncated]"
+	}
+	return s
 }
 
 // row is one line of the table: an operator over every seed.
