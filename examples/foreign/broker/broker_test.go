@@ -1,0 +1,48 @@
+package broker_test
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"pgregory.net/rapid"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/converge-dev/converge/examples/foreign/broker"
+	mqv1 "github.com/converge-dev/converge/examples/foreign/broker/api/v1"
+	"github.com/converge-dev/converge/examples/foreign/probetest"
+	"github.com/converge-dev/converge/impl/store/storetest"
+	"github.com/converge-dev/converge/properties"
+	"github.com/converge-dev/converge/properties/crdgen"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// op is the operator as its users test it, with the image drawn from real
+// tags: a free-form image the kubelet cannot pull keeps the kubelet
+// retrying, and the check's quiesce reads that as the run never settling
+// (freeFormOp, measured in TestMeasure).
+func op() properties.Operator {
+	o := freeFormOp()
+	o.Fields = map[string][]crdgen.Option{"brokers": {
+		crdgen.WithField("spec.image", crdgen.Optional(rapid.SampledFrom([]any{"rabbitmq:3.13", "rabbitmq:4.0"}))),
+	}}
+	return o
+}
+
+// freeFormOp draws every field from the CRD's schema, the image too.
+func freeFormOp() properties.Operator {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = mqv1.AddToScheme(s)
+	return properties.Operator{
+		CRDs:   "config/crd/bases",
+		Scheme: s,
+		Setup: func(mgr ctrl.Manager) error {
+			return (&broker.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+				Recorder: mgr.GetEventRecorderFor("broker-controller")}).SetupWithManager(mgr)
+		},
+	}
+}
+
+func TestBroker(t *testing.T) { probetest.Check(t, op()) }
