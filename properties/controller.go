@@ -14,7 +14,7 @@ import (
 // implementation-only property (Impl) with the controller in place of the
 // built-in component of the same name, or added as a new one, each check
 // on a fresh cluster over the test binary's embedded etcd. Add
-// `func TestMain(m *testing.M) { storetest.Main(m) }` to the test package to
+// `func TestMain(m *testing.M) { properties.Main(m) }` to the test package to
 // stop etcd and remove its directory at the end.
 func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions) {
 	t.Helper()
