@@ -40,6 +40,14 @@ race:
 test-clients:
 	cd e2e/clients && $(GO) test -count=1 -timeout 10m ./...
 
+# converge init end to end: kubebuilder v4.16.0 scaffolds a project, a
+# reconciler that owns a Deployment, converge init, then go test of the
+# generated test against this checkout (about 15 min with empty caches;
+# it downloads kubebuilder, controller-gen and the scaffold's modules).
+.PHONY: test-init
+test-init:
+	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 40m -v ./...
+
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
 	$(GO) run ./cmd/converge demo
@@ -101,3 +109,4 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd e2e/clients && $(GO) vet ./...
+	cd e2e/kubebuilder && $(GO) vet ./...

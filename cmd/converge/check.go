@@ -20,7 +20,12 @@ import (
 )
 
 func init() {
-	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck})
+	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck,
+		examples: []string{
+			"converge check --checks 1000",
+			"converge check --target lockstep --checks 200 --shard 1/4 --report shard-1.json",
+			"converge check --replay failure.script",
+		}})
 }
 
 const checkUsage = "[--checks N] [--steps N] [--seed N] [--shard I/N] [--faults=BOOL] [--time-travel] [--target model|lockstep] [--mutant NAME] [--out FILE] [--trace FILE] [--report FILE.json] [--junit FILE.xml] | --replay FILE"

@@ -93,7 +93,7 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'converge <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'converge <command> --help' for a command's flags and examples.")
 }
 
 // newFlagSet makes a flag set that reports errors instead of exiting and
