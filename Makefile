@@ -48,6 +48,14 @@ test-clients:
 test-init:
 	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 40m -v ./...
 
+# A release: make release VERSION=v0.3.0. Refuses a dirty tree, a red
+# make test (SKIP_TEST=1 skips it), a version not vMAJOR.MINOR.PATCH or
+# already tagged; dates CHANGELOG.md's section, commits and tags. Pushes
+# nothing (scripts/release.sh).
+.PHONY: release
+release:
+	VERSION=$(VERSION) SKIP_TEST=$(SKIP_TEST) MAKE=$(MAKE) ./scripts/release.sh
+
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
 	$(GO) run ./cmd/converge demo
