@@ -54,7 +54,7 @@ test-init:
 # nothing (scripts/release.sh).
 .PHONY: release
 release:
-	VERSION=$(VERSION) SKIP_TEST=$(SKIP_TEST) MAKE=$(MAKE) ./scripts/release.sh
+	VERSION=$(VERSION) SKIP_TEST=$(SKIP_TEST) ./scripts/release.sh
 
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
