@@ -40,6 +40,22 @@ race:
 test-clients:
 	cd e2e/clients && $(GO) test -count=1 -timeout 10m ./...
 
+# converge init end to end: kubebuilder v4.16.0 scaffolds a project, a
+# reconciler that owns a Deployment, converge init, then go test of the
+# generated test against this checkout (about 15 min with empty caches;
+# it downloads kubebuilder, controller-gen and the scaffold's modules).
+.PHONY: test-init
+test-init:
+	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 40m -v ./...
+
+# A release: make release VERSION=v0.3.0. Refuses a dirty tree, a red
+# make test (SKIP_TEST=1 skips it), a version not vMAJOR.MINOR.PATCH or
+# already tagged; dates CHANGELOG.md's section, commits and tags. Pushes
+# nothing (scripts/release.sh).
+.PHONY: release
+release:
+	VERSION=$(VERSION) SKIP_TEST=$(SKIP_TEST) ./scripts/release.sh
+
 # The seed Deployment flow (my-app, 3 replicas) on embedded etcd, live.
 demo:
 	$(GO) run ./cmd/converge demo
@@ -101,3 +117,4 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd e2e/clients && $(GO) vet ./...
+	cd e2e/kubebuilder && $(GO) vet ./...

@@ -16,7 +16,7 @@ import (
 // on a fresh cluster over the test binary's embedded etcd. more are
 // further specs of the same cluster: cluster.Disabled(a built-in) with a
 // component of your own beside it, or a second controller that works
-// with the first. Add `func TestMain(m *testing.M) { storetest.Main(m) }`
+// with the first. Add `func TestMain(m *testing.M) { properties.Main(m) }`
 // to the test package to stop etcd and remove its directory at the end.
 func CheckController(t *testing.T, spec cluster.ControllerSpec, o ImplOptions, more ...cluster.ControllerSpec) {
 	t.Helper()

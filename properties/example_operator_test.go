@@ -14,7 +14,7 @@ import (
 
 // The ten lines an operator's test needs: its CRDs, its scheme, and its
 // own SetupWithManager. In a test package, also add
-// `func TestMain(m *testing.M) { storetest.Main(m) }`.
+// `func TestMain(m *testing.M) { properties.Main(m) }`.
 func ExampleCheckOperator() {
 	_ = func(t *testing.T) { // a test function, as it would appear in a _test.go file
 		scheme := runtime.NewScheme()

@@ -2,8 +2,6 @@ package properties
 
 import (
 	"testing"
-
-	"github.com/converge-dev/converge/impl/store/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { Main(m) }

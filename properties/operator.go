@@ -63,7 +63,7 @@ type Operator struct {
 // reconciles must not panic or fail and the built-in invariants must hold;
 // at the end the run must quiesce, converge, and stay put under a resync
 // (the fixed point). A failure prints the shrunk steps and how to replay
-// them. Add `func TestMain(m *testing.M) { storetest.Main(m) }` to the
+// them. Add `func TestMain(m *testing.M) { properties.Main(m) }` to the
 // test package to stop the embedded etcd at the end.
 func CheckOperator(t *testing.T, op Operator) {
 	t.Helper()

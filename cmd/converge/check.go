@@ -20,7 +20,12 @@ import (
 )
 
 func init() {
-	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck})
+	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck,
+		examples: []string{
+			"converge check --checks 1000",
+			"converge check --target lockstep --checks 200 --shard 1/4 --report shard-1.json",
+			"converge check --replay failure.script",
+		}})
 }
 
 const checkUsage = "[--checks N] [--steps N] [--seed N] [--shard I/N] [--faults=BOOL] [--time-travel] [--target model|lockstep] [--mutant NAME] [--out FILE] [--trace FILE] [--report FILE.json] [--junit FILE.xml] | --replay FILE"
@@ -194,26 +199,30 @@ func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Write
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // progress, every second, on stderr
-		defer wg.Done()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				mu.Lock()
-				p, end := last, found
-				mu.Unlock()
-				if end.IsZero() {
-					end = time.Now()
+	if showProgress(os.Getenv("CI"), isTerminal(stdout), isTerminal(stderr)) {
+		wg.Add(1)
+		go func() { // progress, every second, in place on the terminal
+			defer wg.Done()
+			status := progressWriter{stderr}
+			defer status.clear()
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					mu.Lock()
+					p, end := last, found
+					mu.Unlock()
+					if end.IsZero() {
+						end = time.Now()
+					}
+					status.show(progressLine(p, mine, end.Sub(start)))
 				}
-				fmt.Fprintln(stderr, progressLine(p, mine, end.Sub(start)))
 			}
-		}
-	}()
+		}()
+	}
 	out, err := c.Run()
 	close(done)
 	wg.Wait()
@@ -245,15 +254,6 @@ func runCampaign(f checkFlags, target properties.Target, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "saved to %s; replay it with:\n  %s\n", f.out, replay)
 	return &exitError{code: 1, err: fmt.Errorf("property failed; counterexample in %s", f.out)}
-}
-
-func progressLine(p properties.Progress, checks int, elapsed time.Duration) string {
-	rate := float64(p.Checks) / elapsed.Seconds()
-	line := fmt.Sprintf("checks %d/%d, %.1f checks/s, failures %d", p.Checks, checks, rate, min(p.Failures, 1))
-	if p.Failures > 0 {
-		line += fmt.Sprintf(", shrinking (%d runs)", p.Shrinking)
-	}
-	return line
 }
 
 func shardNote(s properties.Shard, checks int) string {

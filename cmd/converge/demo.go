@@ -19,7 +19,12 @@ import (
 )
 
 func init() {
-	register(command{name: "demo", summary: "run the seed flow (examples/my-app.yaml) on embedded etcd, live, until it converges", run: runDemo})
+	register(command{name: "demo", summary: "run the seed flow (examples/my-app.yaml) on embedded etcd, live, until it converges", run: runDemo,
+		examples: []string{
+			"converge demo",
+			"converge demo -f examples/my-service.yaml --nodes 5",
+			"converge demo --model",
+		}})
 }
 
 // runDemo starts embedded etcd and every component in running mode with

@@ -15,7 +15,11 @@ import (
 )
 
 func init() {
-	register(command{name: "image", summary: "build the echo workload image archive, or import one into containerd", run: runImage})
+	register(command{name: "image", summary: "build the echo workload image archive, or import one into containerd", run: runImage,
+		examples: []string{
+			"converge image build -o echo.tar",
+			"converge image import echo.tar --address /run/containerd/containerd.sock",
+		}})
 }
 
 // defaultContainerdSocket is where a system containerd listens.
@@ -34,6 +38,7 @@ func runImage(args []string, stdout, stderr io.Writer) error {
 		return runImageImport(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintf(stdout, "Usage: converge image %s\n", imageUsage)
+		printExamples(stdout, commands["image"].examples, "image")
 		return flag.ErrHelp
 	}
 	return usageError("unknown image subcommand %q (want build or import)", args[0])

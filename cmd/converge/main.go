@@ -19,6 +19,8 @@ import (
 type command struct {
 	name    string
 	summary string
+	// examples are whole command lines, shown by --help.
+	examples []string
 	// run gets the arguments after the subcommand name. It returns an
 	// *exitError to choose the exit code; any other error exits 1.
 	run func(args []string, stdout, stderr io.Writer) error
@@ -91,7 +93,7 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'converge <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'converge <command> --help' for a command's flags and examples.")
 }
 
 // newFlagSet makes a flag set that reports errors instead of exiting and
@@ -100,10 +102,33 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("converge "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: converge %s %s\n\nFlags:\n", name, usage)
+		fmt.Fprintf(stderr, "Usage: converge %s %s\n", name, usage)
+		printExamples(stderr, commands[strings.Fields(name)[0]].examples, name)
+		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// printExamples prints a command's examples; a subcommand's flag set
+// (name "trace diff") shows those of its own.
+func printExamples(w io.Writer, examples []string, name string) {
+	var shown []string
+	for _, e := range examples {
+		if rest, ok := strings.CutPrefix(e, "converge "+name); ok && (rest == "" || rest[0] == ' ') {
+			shown = append(shown, e)
+		}
+	}
+	if len(shown) == 0 {
+		shown = examples
+	}
+	if len(shown) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nExamples:")
+	for _, e := range shown {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
 }
 
 // parseFlags parses and turns flag errors into usage errors (exit 2).

@@ -16,7 +16,10 @@ import (
 // summary, one results file and one exit code.
 
 func init() {
-	register(command{name: "report", summary: "merge the results files of a sharded campaign into one summary and exit code", run: runReport})
+	register(command{name: "report", summary: "merge the results files of a sharded campaign into one summary and exit code", run: runReport,
+		examples: []string{
+			"converge report merge shard-*.json --junit junit.xml --format github",
+		}})
 }
 
 const reportUsage = "merge FILE.json... [--out FILE.json] [--junit FILE.xml] [--format text|github]"
@@ -25,6 +28,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "merge" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			fmt.Fprintf(stdout, "Usage: converge report %s\n", reportUsage)
+			printExamples(stdout, commands["report"].examples, "report")
 			return nil
 		}
 		return usageError("want the subcommand merge: converge report %s", reportUsage)

@@ -20,7 +20,13 @@ import (
 )
 
 func init() {
-	register(command{name: "trace", summary: "diff or replay recorded traces, or view one as an HTML timeline", run: runTrace})
+	register(command{name: "trace", summary: "diff or replay recorded traces, or view one as an HTML timeline", run: runTrace,
+		examples: []string{
+			"converge trace diff golden.trace run.trace --mask time",
+			"converge trace view run.trace -o run.html",
+			"converge trace replay run.trace --against both",
+			"converge trace record --all --dir traces/",
+		}})
 }
 
 // traceSubcommands are listed by `converge trace --help`, in this order.
@@ -61,6 +67,7 @@ func traceUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-6s %s\n         %s\n", s.name, s.usage, s.summary)
 	}
 	fmt.Fprintf(w, "\nMaskable fields: %s\n", strings.Join(traces.MaskFields(), ", "))
+	printExamples(w, commands["trace"].examples, "trace")
 }
 
 // maskList is a repeatable --mask flag; each value may also be a comma list.

@@ -32,7 +32,12 @@ import (
 )
 
 func init() {
-	register(command{name: "up", summary: "run the control plane: etcd, the apiserver for kubectl, every component, fake nodes", run: runUp})
+	register(command{name: "up", summary: "run the control plane: etcd, the apiserver for kubectl, every component, fake nodes", run: runUp,
+		examples: []string{
+			"converge up --nodes 3 --kubeconfig ./kubeconfig",
+			"converge up --crds config/crd/bases",
+			"converge up --runtime containerd --import echo.tar",
+		}})
 }
 
 type upFlags struct {

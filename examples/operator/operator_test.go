@@ -10,12 +10,11 @@ import (
 
 	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
 	"github.com/converge-dev/converge/examples/operator/internal/controller"
-	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties"
 	"github.com/converge-dev/converge/properties/crdgen"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { properties.Main(m) }
 
 // TestWebApp checks the operator as it ships: interleavings with faults,
 // and every oracle.

@@ -4,11 +4,10 @@ import (
 	"testing"
 
 	"github.com/converge-dev/converge/examples/replicaset"
-	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { properties.Main(m) }
 
 // TestReplicaSetsPassTheProperty runs the implementation-only property with
 // faults; `make check-controllers` runs it with -rapid.checks=1000.

@@ -9,11 +9,10 @@ import (
 	"github.com/converge-dev/converge/examples/foreign/probetest"
 	"github.com/converge-dev/converge/examples/foreign/tasks"
 	taskv1 "github.com/converge-dev/converge/examples/foreign/tasks/api/v1"
-	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { properties.Main(m) }
 
 func op() properties.Operator {
 	s := runtime.NewScheme()

@@ -10,11 +10,10 @@ import (
 	"github.com/converge-dev/converge/examples/foreign/probetest"
 	"github.com/converge-dev/converge/examples/foreign/tenant"
 	tenantv1 "github.com/converge-dev/converge/examples/foreign/tenant/api/v1"
-	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { properties.Main(m) }
 
 func op() properties.Operator {
 	s := runtime.NewScheme()
