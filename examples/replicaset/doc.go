@@ -3,7 +3,7 @@
 // client.Client and informer caches), checked by properties.CheckController
 // in place of the built-in replicaset controller. own_component_test.go
 // checks it as a component of its own instead, with its own watches and
-// namespace/name keys, beside the built-in that cluster.Disabled silences.
+// namespace/name keys, beside the built-in that properties.Disabled silences.
 //
 // Guarantees of ReplicaSets (the built-in's semantics, see model/replicaset.go):
 //   - It creates or deletes pods until a ReplicaSet has spec.replicas

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/converge-dev/converge/examples/replicaset"
-	"github.com/converge-dev/converge/impl/cluster"
 	"github.com/converge-dev/converge/model"
 	"github.com/converge-dev/converge/properties"
 )
@@ -25,16 +24,16 @@ func ownKeys(e model.WatchEvent) []string {
 
 // ownComponent is the example's controller as a component of its own,
 // with its own watches and keys.
-var ownComponent = cluster.ControllerSpec{Name: "my-replicasets", Watches: []model.Kind{model.KindReplicaSet, model.KindPod},
+var ownComponent = properties.ControllerSpec{Name: "my-replicasets", Watches: []model.Kind{model.KindReplicaSet, model.KindPod},
 	Keys: ownKeys, New: replicaset.New}
 
 // TestReplicaSetsAsAComponentOfTheirOwn checks the controller as a new
 // component beside the built-in replicaset controller, whose decisions
-// cluster.Disabled turns off (its watches and queue stay): every
+// properties.Disabled turns off (its watches and queue stay): every
 // ReplicaSet's pods, in the default namespace and in team-b, are the new
 // component's work.
 func TestReplicaSetsAsAComponentOfTheirOwn(t *testing.T) {
-	properties.CheckController(t, cluster.Disabled(model.ReplicaSetController), properties.ImplOptions{Faults: true}, ownComponent)
+	properties.CheckController(t, properties.Disabled(model.ReplicaSetController), properties.ImplOptions{Faults: true}, ownComponent)
 }
 
 // TestDisabledAloneIsCaught: with the built-in disabled and nothing in
@@ -43,7 +42,7 @@ func TestReplicaSetsAsAComponentOfTheirOwn(t *testing.T) {
 func TestDisabledAloneIsCaught(t *testing.T) {
 	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "20", "rapid.nofailfile": "true", "rapid.shrinktime": "1s"})()
 	tb := properties.NewReport(t.Name())
-	properties.CheckControllerTB(tb, t, cluster.Disabled(model.ReplicaSetController), properties.ImplOptions{})
+	properties.CheckControllerTB(tb, t, properties.Disabled(model.ReplicaSetController), properties.ImplOptions{})
 	if !tb.Failed() {
 		t.Fatal("a cluster with no replicaset controller passed")
 	}
