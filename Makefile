@@ -78,6 +78,13 @@ bench-scale:
 	$(GO) test ./impl/cluster -run '^$$' -bench RunningScale -benchtime 3x -timeout 60m
 	$(GO) test ./cmd/converge -run '^$$' -bench UpKubectlGetPodsAtScale -benchtime 1x -timeout 30m
 
+# The blind bug catalogue (examples/foreign/broker): per seeded bug and
+# seed 1-3, whether CheckOperator catches it, how fast, the shrunk size and
+# the failure's first line, as a markdown table (about 30 min on 2 cores).
+.PHONY: catalogue
+catalogue:
+	$(GO) test -count=1 ./examples/foreign/broker -run TestMeasure -catalogue.measure -v -timeout 90m
+
 # Long model property campaign.
 check-model:
 	$(GO) test ./model/... -run TestModelProperty -rapid.checks=$(CHECKS) -rapid.steps=200
