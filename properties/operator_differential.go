@@ -31,7 +31,10 @@ func (r *operatorRun) differential() {
 	inputs := r.finalInputs()
 	kinds := r.host.Kinds()
 	got, want := r.state(kinds), r.referenceState(inputs, kinds)
-	if stateDiff(got, want) == "" {
+	if stateDiff(got, want) == "" || r.refusedInput {
+		// Once the apiserver refused a user's input, the children keep
+		// what the last accepted input made of them, as in a cluster: the
+		// end state is no longer a function of the final inputs alone.
 		return
 	}
 	// Before blaming the operator, learn what differs between two
@@ -207,6 +210,7 @@ func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructur
 	ref.reference = true
 	for _, in := range inputs {
 		in = in.DeepCopy()
+		ref.noteInput(in.Object["spec"])
 		ref.record("user", "create", strings.ToLower(in.GetKind())+"/"+client.ObjectKeyFromObject(in).String(), compactJSON(in.Object["spec"]), nil)
 		if err := ref.user.Create(ref.ctx, in); err != nil {
 			ref.fail("cannot create %s: %v", client.ObjectKeyFromObject(in), err)
@@ -330,6 +334,12 @@ var operatorMasks = [][]string{
 	{"status", "conditions", "*", "lastTransitionTime"}, {"status", "conditions", "*", "lastUpdateTime"},
 	{"status", "conditions", "*", "observedGeneration"},
 	{"spec", "clusterIP"}, {"spec", "clusterIPs"}, {"spec", "ports", "*", "nodePort"},
+	// The apiserver defaults a container's pull policy from its image when
+	// it is created (Always for an untagged image) and keeps it through
+	// later image updates, so it depends on the image's history, not only
+	// on the final inputs, in a cluster too.
+	{"spec", "template", "spec", "containers", "*", "imagePullPolicy"},
+	{"spec", "template", "spec", "initContainers", "*", "imagePullPolicy"},
 }
 
 func maskObject(obj map[string]any) map[string]any {
