@@ -80,9 +80,14 @@ func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 // OperatorProperty is the body of one check of CheckOperator, for a
 // campaign that runs rapid itself; stores come from t.
 func OperatorProperty(t testing.TB, op Operator) func(*rapid.T) {
-	silenceControllerRuntime()
-	shared := &operatorShared{crds: sync.OnceValues(func() ([]*api.CustomResourceDefinition, error) { return registry.ReadCRDs(op.CRDs) })}
+	shared := newOperatorShared(op)
 	return func(rt *rapid.T) { runOperator(rt, t, op, shared) }
+}
+
+// newOperatorShared is what the checks of one property of op share.
+func newOperatorShared(op Operator) *operatorShared {
+	silenceControllerRuntime()
+	return &operatorShared{crds: sync.OnceValues(func() ([]*api.CustomResourceDefinition, error) { return registry.ReadCRDs(op.CRDs) })}
 }
 
 // FuzzOperator is CheckOperator as a Go fuzz target body: `go test

@@ -227,6 +227,8 @@ type operatorShared struct {
 	mu   sync.Mutex
 	refs map[string]map[string]map[string]any
 	crds func() ([]*api.CustomResourceDefinition, error)
+	// ended, if set, hears how each check ended (Hunt).
+	ended func(drawn int, failed bool)
 }
 
 // maxReferences bounds the kept reference states.

@@ -82,10 +82,15 @@ type fataler interface {
 func runOperator(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared) {
 	r := newOperatorRun(rt, t, op, shared)
 	defer r.close()
+	passed := false
+	if shared.ended != nil {
+		defer func() { shared.ended(r.drawn, !passed || rt.Failed()) }()
+	}
 	rt.Repeat(map[string]func(*rapid.T){
 		"action": func(rt *rapid.T) { r.action(rt) },
 	})
 	r.end()
+	passed = true
 }
 
 func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShared) *operatorRun {
