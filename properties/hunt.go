@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -35,18 +34,10 @@ type HuntResult struct {
 func Hunt(t testing.TB, op Operator) HuntResult {
 	t.Helper()
 	h := HuntResult{Report: NewReport(t.Name())}
-	shared := newOperatorShared(op)
-	var mu sync.Mutex
+	d := &determinism{}
 	found := false
-	shared.ended = func(drawn int, failed bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if failed {
-			h.Drawn = drawn // rapid runs the shrunk counterexample last
-		}
-	}
 	start := time.Now()
-	Check(h.Report, func(rt *rapid.T) {
+	checkOperator(h.Report, t, op, d, func(rt *rapid.T, run func()) {
 		if !found {
 			h.Checks++
 		}
@@ -55,8 +46,11 @@ func Hunt(t testing.TB, op Operator) HuntResult {
 				found, h.Find = true, time.Since(start)
 			}
 		}()
-		runOperator(rt, t, op, shared)
+		run()
 	})
+	d.mu.Lock()
+	h.Drawn = d.drawn // rapid runs the shrunk counterexample last
+	d.mu.Unlock()
 	h.Total = time.Since(start)
 	h.Failed = h.Report.Failed()
 	if !h.Failed {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/traces"
 )
 
 // differential is Acto's and Sieve's oracle on every interleaving: the end
@@ -227,8 +228,8 @@ type operatorShared struct {
 	mu   sync.Mutex
 	refs map[string]map[string]map[string]any
 	crds func() ([]*api.CustomResourceDefinition, error)
-	// ended, if set, hears how each check ended (Hunt).
-	ended func(drawn int, failed bool)
+	// ended, if set, hears how each check ended (determinism).
+	ended func(events []traces.TraceEvent, drawn int, failed bool)
 }
 
 // maxReferences bounds the kept reference states.

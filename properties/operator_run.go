@@ -84,7 +84,7 @@ func runOperator(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared)
 	defer r.close()
 	passed := false
 	if shared.ended != nil {
-		defer func() { shared.ended(r.drawn, !passed || rt.Failed()) }()
+		defer func() { shared.ended(r.events, r.drawn, !passed || rt.Failed()) }()
 	}
 	rt.Repeat(map[string]func(*rapid.T){
 		"action": func(rt *rapid.T) { r.action(rt) },
