@@ -100,13 +100,14 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 	if p == nil {
 		p = &pass{Item: Item{o.name, req}, life: &instance{}, budget: -1}
 	}
+	gone := o.goneAtStart(req, p)
 	res, err = o.inner.Reconcile(context.WithValue(ctx, passKey{}, p), req)
 	o.h.mu.Lock()
 	blamed, failed, crashed := p.faulted, p.failed, p.life.crashed
 	o.h.mu.Unlock()
 	switch {
 	case err == nil || blamed:
-	case o.ownObjectGone(err, req, p):
+	case o.ownObjectGone(err, req, gone):
 		o.h.fail(Failure{Item: Item{o.name, req}, Oracle: "not found of its own object",
 			Err: fmt.Errorf("%w: the object is gone and controller-runtime retries the error with backoff forever (ignore it: client.IgnoreNotFound)", err)})
 	case expectedOfACache(err):

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -73,15 +74,33 @@ func primaryOf(ctrl reflect.Value, mapper meta.RESTMapper) (schema.GroupResource
 	return m.Resource.GroupResource(), gk, true
 }
 
+// goneAtStart says whether the reconcile's own request's object was
+// absent from the operator's cache of its kind, up to date, when the
+// reconcile began: every later pass starts from the same NotFound.
+func (o *observed) goneAtStart(req reconcile.Request, p *pass) bool {
+	if !o.hasPrimary || p.life == nil || p.life.cache == nil || !p.upToDate(o.primaryKind.WithVersion("")) {
+		return false
+	}
+	for _, i := range p.life.cache.all() {
+		if i.gvk.GroupKind() == o.primaryKind {
+			_, ok := i.get(client.ObjectKey{Namespace: req.Namespace, Name: req.Name})
+			return !ok
+		}
+	}
+	return false
+}
+
 // ownObjectGone says whether err is a NotFound of the reconcile's own
-// request's object, read when the operator's cache of that kind was up to
-// date (so the object is gone, not merely unseen). controller-runtime
-// requeues a reconcile that returns an error with backoff, forever: for
-// an object that is gone, nothing ever ends it. Its documentation and
-// kubebuilder's scaffold ignore that NotFound (client.IgnoreNotFound on
-// the primary's Get), because a deleted object has nothing to reconcile.
-func (o *observed) ownObjectGone(err error, req reconcile.Request, p *pass) bool {
-	if !o.hasPrimary || !apierrors.IsNotFound(err) {
+// request's object, which was gone from its up-to-date cache when the
+// reconcile began (goneAtStart). controller-runtime requeues a reconcile
+// that returns an error with backoff, forever: for an object that is gone,
+// nothing ever ends it. Its documentation and kubebuilder's scaffold
+// ignore that NotFound (client.IgnoreNotFound on the primary's Get),
+// because a deleted object has nothing to reconcile. (A delete that lands
+// while a reconcile runs is followed by a pass that starts from it, and
+// that pass is the one judged.)
+func (o *observed) ownObjectGone(err error, req reconcile.Request, gone bool) bool {
+	if !gone || !apierrors.IsNotFound(err) {
 		return false
 	}
 	var st apierrors.APIStatus
@@ -89,10 +108,7 @@ func (o *observed) ownObjectGone(err error, req reconcile.Request, p *pass) bool
 		return false
 	}
 	d := st.Status().Details
-	if d == nil || d.Name != req.Name || d.Group != o.primary.Group || d.Kind != o.primary.Resource {
-		return false
-	}
-	return p.upToDate(o.primaryKind.WithVersion(""))
+	return d != nil && d.Name == req.Name && d.Group == o.primary.Group && d.Kind == o.primary.Resource
 }
 
 // refusedValues is the string values a 422's field causes name ("Invalid
