@@ -56,7 +56,8 @@ type Campaign struct {
 	// decisions; required for TargetLockstep. The campaign closes it.
 	NewStepped func(decisions model.Decisions) (*cluster.Stepped, error)
 	// TracePath is where a counterexample is saved as a trace; default
-	// $CONVERGE_FAILURE_TRACE or converge-failure.jsonl in the temp dir.
+	// $CONVERGE_FAILURE_TRACE or converge-failure-<target>-seed<Seed>.jsonl
+	// in the temp dir.
 	TracePath string
 	// Progress, when set, is called after every run of the property, on the
 	// campaign's goroutine.
@@ -109,7 +110,7 @@ func (c *Campaign) defaults() error {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
 	if c.TracePath == "" {
-		c.TracePath = defaultFailureTrace()
+		c.TracePath = failureTracePath(string(c.Target), c.Seed)
 	}
 	if c.Checks < 0 || c.Steps < 0 || c.ShrinkTime < 0 {
 		return fmt.Errorf("%w: checks, steps and shrink time must be positive", ErrBadCampaign)

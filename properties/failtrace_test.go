@@ -1,7 +1,10 @@
 package properties
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -39,4 +42,31 @@ func TestCounterexampleIsSavedAsAReplayableTrace(t *testing.T) {
 		t.Fatal("the correct model reproduces the mutant's trace: the trace shows nothing")
 	}
 	t.Logf("saved and replayed a %d-event counterexample", len(events))
+}
+
+// TestFailureTracesOfTestsAndSeedsDoNotCollide: checks side by side (two
+// tests, or one test on two seeds, or two processes of rapid's own seed)
+// save their traces to different files; the same test and seed to the
+// same file, which rapid's replays of one failure need; and
+// CONVERGE_FAILURE_TRACE still picks the file.
+func TestFailureTracesOfTestsAndSeedsDoNotCollide(t *testing.T) {
+	t.Setenv(FailureTraceEnv, "")
+	a, b := failureTracePath("TestA", 7), failureTracePath("TestB", 7)
+	if a == b || failureTracePath("TestA", 8) == a {
+		t.Fatalf("tests or seeds share a trace: %s", a)
+	}
+	if failureTracePath("TestA", 7) != a {
+		t.Fatal("one test and seed moved its trace")
+	}
+	if own := failureTracePath("TestA", 0); !strings.Contains(own, fmt.Sprintf("pid%d", os.Getpid())) {
+		t.Fatalf("a seed rapid picked gives %s, which names no process", own)
+	}
+	if sub := failureTracePath("TestA/sub case", 7); filepath.Dir(sub) != os.TempDir() || strings.ContainsAny(filepath.Base(sub), "/ ") {
+		t.Fatalf("a subtest's trace is %s", sub)
+	}
+	want := filepath.Join(t.TempDir(), "mine.jsonl")
+	t.Setenv(FailureTraceEnv, want)
+	if got := failureTracePath("TestA", 7); got != want {
+		t.Fatalf("%s picks %s, not %s", FailureTraceEnv, got, want)
+	}
 }

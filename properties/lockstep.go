@@ -41,7 +41,7 @@ func Lockstep(t *rapid.T, impl *cluster.Stepped, o LockstepOptions) {
 	src := withTimeTravel(p.Model, o.TimeTravel)
 	check := func(err error) {
 		if err != nil {
-			t.Fatalf("%v\n%s\ntrace: %s (converge trace replay FILE --against impl)", err, p.Script, saveFailure(p.Script, cfg))
+			t.Fatalf("%v\n%s\ntrace: %s (converge trace replay FILE --against impl)", err, p.Script, saveFailure("lockstep", p.Script, cfg))
 		}
 	}
 	t.Repeat(map[string]func(*rapid.T){
@@ -62,7 +62,7 @@ func modelProperty(t *rapid.T, cfg model.Config, faults bool) {
 	m := newModelRun(cfg)
 	check := func(err error) {
 		if err != nil {
-			t.Fatalf("%v\n%s\ntrace: %s", err, m.script, saveFailure(m.script, cfg))
+			t.Fatalf("%v\n%s\ntrace: %s", err, m.script, saveFailure("model", m.script, cfg))
 		}
 	}
 	t.Repeat(map[string]func(*rapid.T){

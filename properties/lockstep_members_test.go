@@ -53,7 +53,7 @@ func TestLockstepWithMemberFaults(t *testing.T) {
 		p := NewPair(model.Config{}, impl)
 		check := func(err error) {
 			if err != nil {
-				rt.Fatalf("%v\n%s\ntrace: %s", err, p.Script, saveFailure(p.Script, model.Config{}))
+				rt.Fatalf("%v\n%s\ntrace: %s", err, p.Script, saveFailure("lockstep", p.Script, model.Config{}))
 			}
 		}
 		step := func(rt *rapid.T) {

@@ -62,8 +62,14 @@ type Operator struct {
 // steps, and faults; after every step the
 // reconciles must not panic or fail and the built-in invariants must hold;
 // at the end the run must quiesce, converge, and stay put under a resync
-// (the fixed point). A failure prints the shrunk steps and how to replay
-// them. Add `func TestMain(m *testing.M) { properties.Main(m) }` to the
+// (the fixed point). A reconcile that returns its own object's NotFound
+// once the object is gone fails (controller-runtime would retry it
+// forever); a child write the apiserver refuses (422) for a value the user
+// wrote, passed on verbatim, is the user's input refused, noted on the
+// step. A failure prints the shrunk steps and how to replay them; one that
+// the same steps do not reproduce is reported as the operator's
+// nondeterminism, with the first differing write of each run. Add
+// `func TestMain(m *testing.M) { properties.Main(m) }` to the
 // test package to stop the embedded etcd at the end.
 func CheckOperator(t *testing.T, op Operator) {
 	t.Helper()
@@ -74,15 +80,20 @@ func CheckOperator(t *testing.T, op Operator) {
 // expects a failure passes its own); stores come from t.
 func CheckOperatorTB(tb rapid.TB, t testing.TB, op Operator) {
 	tb.Helper()
-	Check(tb, OperatorProperty(t, op))
+	checkOperator(tb, t, op, &determinism{}, nil)
 }
 
 // OperatorProperty is the body of one check of CheckOperator, for a
 // campaign that runs rapid itself; stores come from t.
 func OperatorProperty(t testing.TB, op Operator) func(*rapid.T) {
-	silenceControllerRuntime()
-	shared := &operatorShared{crds: sync.OnceValues(func() ([]*api.CustomResourceDefinition, error) { return registry.ReadCRDs(op.CRDs) })}
+	shared := newOperatorShared(op)
 	return func(rt *rapid.T) { runOperator(rt, t, op, shared) }
+}
+
+// newOperatorShared is what the checks of one property of op share.
+func newOperatorShared(op Operator) *operatorShared {
+	silenceControllerRuntime()
+	return &operatorShared{crds: sync.OnceValues(func() ([]*api.CustomResourceDefinition, error) { return registry.ReadCRDs(op.CRDs) })}
 }
 
 // FuzzOperator is CheckOperator as a Go fuzz target body: `go test

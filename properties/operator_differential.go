@@ -18,6 +18,7 @@ import (
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
+	"github.com/converge-dev/converge/traces"
 )
 
 // differential is Acto's and Sieve's oracle on every interleaving: the end
@@ -31,7 +32,10 @@ func (r *operatorRun) differential() {
 	inputs := r.finalInputs()
 	kinds := r.host.Kinds()
 	got, want := r.state(kinds), r.referenceState(inputs, kinds)
-	if stateDiff(got, want) == "" {
+	if stateDiff(got, want) == "" || r.refusedInput {
+		// Once the apiserver refused a user's input, the children keep
+		// what the last accepted input made of them, as in a cluster: the
+		// end state is no longer a function of the final inputs alone.
 		return
 	}
 	// Before blaming the operator, learn what differs between two
@@ -207,6 +211,7 @@ func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructur
 	ref.reference = true
 	for _, in := range inputs {
 		in = in.DeepCopy()
+		ref.noteInput(in.Object["spec"])
 		ref.record("user", "create", strings.ToLower(in.GetKind())+"/"+client.ObjectKeyFromObject(in).String(), compactJSON(in.Object["spec"]), nil)
 		if err := ref.user.Create(ref.ctx, in); err != nil {
 			ref.fail("cannot create %s: %v", client.ObjectKeyFromObject(in), err)
@@ -223,6 +228,8 @@ type operatorShared struct {
 	mu   sync.Mutex
 	refs map[string]map[string]map[string]any
 	crds func() ([]*api.CustomResourceDefinition, error)
+	// ended, if set, hears how each check ended (determinism).
+	ended func(events []traces.TraceEvent, drawn int, failed bool)
 }
 
 // maxReferences bounds the kept reference states.
@@ -330,6 +337,12 @@ var operatorMasks = [][]string{
 	{"status", "conditions", "*", "lastTransitionTime"}, {"status", "conditions", "*", "lastUpdateTime"},
 	{"status", "conditions", "*", "observedGeneration"},
 	{"spec", "clusterIP"}, {"spec", "clusterIPs"}, {"spec", "ports", "*", "nodePort"},
+	// The apiserver defaults a container's pull policy from its image when
+	// it is created (Always for an untagged image) and keeps it through
+	// later image updates, so it depends on the image's history, not only
+	// on the final inputs, in a cluster too.
+	{"spec", "template", "spec", "containers", "*", "imagePullPolicy"},
+	{"spec", "template", "spec", "initContainers", "*", "imagePullPolicy"},
 }
 
 func maskObject(obj map[string]any) map[string]any {

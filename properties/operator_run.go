@@ -63,6 +63,11 @@ type operatorRun struct {
 	reference bool
 	// ahead is the reference run started while this run quiesces.
 	ahead *referenceAhead
+	// inputs is the string leaves of the specs the user wrote
+	// (userValue), read on the operator's goroutine during a reconcile.
+	inputs map[string]bool
+	// refusedInput: a step's user input was refused (refusedNote).
+	refusedInput bool
 }
 
 // fataler is where a run's failures go: rapid's T for a check, or, for a
@@ -77,10 +82,15 @@ type fataler interface {
 func runOperator(rt *rapid.T, t testing.TB, op Operator, shared *operatorShared) {
 	r := newOperatorRun(rt, t, op, shared)
 	defer r.close()
+	passed := false
+	if shared.ended != nil {
+		defer func() { shared.ended(r.events, r.drawn, !passed || rt.Failed()) }()
+	}
 	rt.Repeat(map[string]func(*rapid.T){
 		"action": func(rt *rapid.T) { r.action(rt) },
 	})
 	r.end()
+	passed = true
 }
 
 func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShared) *operatorRun {
@@ -136,7 +146,7 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 		r.ensureNamespace(ns)
 	}
 	r.host, err = operator.Start(operator.Config{Scheme: op.Scheme, Setup: op.Setup, Handler: srv.Handler(), Store: st,
-		ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite})
+		ListWatcher: s.ListWatcher(), Wrote: s.NoteExternalWrite, UserInput: r.userValue})
 	if err != nil {
 		rt.Fatalf("properties: start the operator: %v", err)
 	}

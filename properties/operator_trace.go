@@ -33,10 +33,11 @@ func stepLine(e traces.TraceEvent) string {
 	return line
 }
 
-// saveTrace writes the run's events where failures go (FailureTraceEnv),
-// for converge trace view; it returns the path, or "" if it could not.
+// saveTrace writes the run's events where failures go (FailureTraceEnv,
+// else a file named after the test and -rapid.seed), for converge trace
+// view; it returns the path, or "" if it could not.
 func (r *operatorRun) saveTrace() string {
-	path := defaultFailureTrace()
+	path := failureTracePath(r.t.Name(), uint64(rapidFlag("rapid.seed", 0)))
 	f, err := os.Create(path)
 	if err != nil {
 		return ""

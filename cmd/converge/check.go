@@ -58,7 +58,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.out, "out", "converge-failure.script", "where to save a counterexample")
 	fs.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time allowed to shrink a counterexample")
 	shard := fs.String("shard", "", "run only the I-th of N disjoint slices of the --checks (1-based, e.g. 2/4); needs --seed")
-	fs.StringVar(&f.trace, "trace", "", "save a counterexample as a trace here (default $"+properties.FailureTraceEnv+" or converge-failure.jsonl in the temp dir)")
+	fs.StringVar(&f.trace, "trace", "", "save a counterexample as a trace here (default $"+properties.FailureTraceEnv+" or converge-failure-TARGET-seedSEED.jsonl in the temp dir)")
 	fs.StringVar(&f.report, "report", "", "write the results as JSON (schema "+properties.ResultsSchema+")")
 	fs.StringVar(&f.junit, "junit", "", "write the results as JUnit XML")
 	if err := parseFlags(fs, args); err != nil {

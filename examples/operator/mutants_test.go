@@ -3,14 +3,12 @@ package operator_test
 import (
 	"flag"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"pgregory.net/rapid"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/converge-dev/converge/examples/operator/internal/controller"
@@ -86,32 +84,13 @@ type result struct {
 	caughtAs string // the oracle, from the failure's first line
 }
 
-var drawnActions = regexp.MustCompile(`steps \((\d+) drawn actions`)
-
 func hunt(t *testing.T, op properties.Operator, seed uint64, checks int, shrink time.Duration) result {
 	t.Helper()
 	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10),
 		"rapid.nofailfile": "true", "rapid.shrinktime": shrink.String()})()
-	rep := properties.NewReport(t.Name())
-	prop := properties.OperatorProperty(t, op)
-	var r result
-	start := time.Now()
-	rapid.Check(rep, func(rt *rapid.T) {
-		if !r.found {
-			r.checks++
-		}
-		defer func() {
-			if rt.Failed() && !r.found {
-				r.found, r.find = true, time.Since(start)
-			}
-		}()
-		prop(rt)
-	})
-	r.found = r.found && rep.Failed()
-	text := rep.Text()
-	if m := drawnActions.FindAllStringSubmatch(text, -1); len(m) > 0 {
-		r.drawn, _ = strconv.Atoi(m[len(m)-1][1]) // the last report is the shrunk one
-	}
+	h := properties.Hunt(t, op)
+	r := result{found: h.Failed, checks: h.Checks, find: h.Find, drawn: h.Drawn}
+	text := h.Report.Text()
 	if i := strings.Index(text, "[rapid] failed"); i >= 0 {
 		line := text[i:]
 		if j := strings.IndexByte(line, '\n'); j >= 0 {

@@ -48,6 +48,12 @@ type Config struct {
 	Wrote func(resource string, rev int64)
 	// Timeout bounds each wait (start, a reconcile, events). Default 10 s.
 	Timeout time.Duration
+	// UserInput, if set, says whether s is a value a user wrote into one
+	// of the stored custom resources. A reconcile that fails because the
+	// apiserver refused (422) only such values passed on verbatim is the
+	// user's bad input, as a cluster would refuse it: Outcome.Refused
+	// notes it, and it is no Failure.
+	UserInput func(s string) bool
 }
 
 // Item is one queued reconcile: a controller and its request.
@@ -59,7 +65,12 @@ type Item struct {
 // expectedOfACache says whether err is an answer a stale cache earns
 // every controller: a conflict, a not-found, an already-exists, or a
 // create in a namespace that is being deleted (upstream's
-// NamespaceLifecycle), which ends once the namespace has gone.
+// NamespaceLifecycle), which ends once the namespace has gone. A
+// not-found of a child (or of anything but the request's own object, see
+// ownObjectGone) is tolerated: a reconcile reads its children through a
+// cache that may lag the store, so an update or delete of a child the
+// store no longer has is what optimistic concurrency answers, and the
+// retry reads the newer state.
 func expectedOfACache(err error) bool {
 	return apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err) ||
 		apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
@@ -71,8 +82,11 @@ func (it Item) String() string {
 
 // Failure is a reconcile that panicked, or returned an error with no
 // fault to blame that is not one of the answers a stale cache earns every
-// controller (expectedOfACache). controller-runtime retries those, and
-// they are how optimistic concurrency works.
+// controller (expectedOfACache: controller-runtime retries those, and
+// they are how optimistic concurrency works), nor the apiserver refusing
+// the user's own values (Config.UserInput). A NotFound of the reconcile's
+// own request's object, once the object is gone, is a Failure (Oracle
+// "not found of its own object"): it is retried forever.
 type Failure struct {
 	Item
 	// Oracle names the check that failed when it is not the reconcile's
@@ -104,6 +118,10 @@ type Outcome struct {
 	Parked bool
 	// Killed is the parked reconciles that the crash ended.
 	Killed []Item
+	// Refused is the reconcile's error when the apiserver refused values
+	// of a custom resource that it passed on verbatim (Config.UserInput):
+	// the user's bad input, not the operator's failure.
+	Refused string
 }
 
 // Written is one write the operator made: CREATE, UPDATE, STATUS, PATCH or
@@ -167,6 +185,7 @@ type pass struct {
 	failed      bool                      // its failing request was sent
 	stale       map[schema.GroupKind]bool // kinds with undelivered events when it began
 	written     []Written                 // its writes in this stretch
+	refused     string                    // the user's values it passed on were refused (Outcome.Refused)
 }
 
 // upToDate says whether the operator's informer of gvk had every event
@@ -218,7 +237,7 @@ func (h *Host) start(lag map[string]int64) error {
 	mgr, err := manager.New(rc, manager.Options{
 		WebhookServer:          hooks,
 		Scheme:                 h.cfg.Scheme,
-		Logger:                 logr.Discard(),
+		Logger:                 logr.New(&kindSink{}), // silent; names each controller's primary kind
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// A restarted operator registers its controllers' names again.

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"runtime/debug"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -21,7 +23,7 @@ type steppedManager struct {
 }
 
 func (m *steppedManager) Add(r manager.Runnable) error {
-	if err := m.h.adopt(r); err != nil {
+	if err := m.h.adopt(r, m.GetRESTMapper()); err != nil {
 		return err
 	}
 	return m.Manager.Add(r)
@@ -33,7 +35,7 @@ type queueFunc = func(string, workqueue.TypedRateLimiter[reconcile.Request]) wor
 // adopt puts a stepped queue and an observing reconciler into a controller
 // that the builder made: the fields controller-runtime's NewQueue option
 // and its Do would set. Other runnables are left alone.
-func (h *Host) adopt(r manager.Runnable) error {
+func (h *Host) adopt(r manager.Runnable, mapper meta.RESTMapper) error {
 	v := reflect.ValueOf(r)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return nil
@@ -64,7 +66,9 @@ func (h *Host) adopt(r manager.Runnable) error {
 		return fmt.Errorf("operator: controller %s has no reconciler", ctrl)
 	}
 	nq.Set(reflect.ValueOf(q))
-	do.Set(reflect.ValueOf(reconcile.TypedReconciler[reconcile.Request](&observed{inner: inner, h: h, name: ctrl})))
+	ob := &observed{inner: inner, h: h, name: ctrl}
+	ob.primary, ob.primaryKind, ob.hasPrimary = primaryOf(s, mapper)
+	do.Set(reflect.ValueOf(reconcile.TypedReconciler[reconcile.Request](ob)))
 	h.mu.Lock()
 	h.adopted = append(h.adopted, ctrl)
 	h.workers[ctrl] = workers
@@ -77,6 +81,10 @@ type observed struct {
 	inner reconcile.TypedReconciler[reconcile.Request]
 	h     *Host
 	name  string
+	// primary is the resource of the controller's For kind, if known.
+	primary     schema.GroupResource
+	primaryKind schema.GroupKind
+	hasPrimary  bool
 }
 
 func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
@@ -92,11 +100,22 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 	if p == nil {
 		p = &pass{Item: Item{o.name, req}, life: &instance{}, budget: -1}
 	}
+	gone := o.goneAtStart(req, p)
 	res, err = o.inner.Reconcile(context.WithValue(ctx, passKey{}, p), req)
 	o.h.mu.Lock()
 	blamed, failed, crashed := p.faulted, p.failed, p.life.crashed
 	o.h.mu.Unlock()
-	if err != nil && !expectedOfACache(err) && !blamed {
+	switch {
+	case err == nil || blamed:
+	case o.ownObjectGone(err, req, gone):
+		o.h.fail(Failure{Item: Item{o.name, req}, Oracle: "not found of its own object",
+			Err: fmt.Errorf("%w: the object is gone and controller-runtime retries the error with backoff forever (ignore it: client.IgnoreNotFound)", err)})
+	case expectedOfACache(err):
+	case o.h.userInput(err):
+		o.h.mu.Lock()
+		p.refused = err.Error()
+		o.h.mu.Unlock()
+	default:
 		o.h.fail(Failure{Item: Item{o.name, req}, Err: err})
 	}
 	if failed && !crashed && err == nil && res.IsZero() {
@@ -104,4 +123,24 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 			Err: errors.New("a request failed with a 500, and the reconcile returned success without a requeue: nothing will retry it")})
 	}
 	return res, err
+}
+
+// userInput says whether err is the apiserver refusing (422) values that
+// all came verbatim from the custom resources the user wrote: a cluster
+// refuses the same input, and the user is the one to fix it. A 422 on any
+// value the operator made up stays a failure.
+func (h *Host) userInput(err error) bool {
+	if h.cfg.UserInput == nil {
+		return false
+	}
+	values, ok := refusedValues(err)
+	if !ok {
+		return false
+	}
+	for _, v := range values {
+		if !h.cfg.UserInput(v) {
+			return false
+		}
+	}
+	return true
 }
