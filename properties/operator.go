@@ -52,6 +52,11 @@ type Operator struct {
 	Invariant func(ctx context.Context, c client.Reader) error
 	// Converged, if set, is checked once the run has quiesced.
 	Converged func(ctx context.Context, c client.Reader) error
+	// Skip turns oracles off by name, each with the reason it does not
+	// apply to this operator: {"status-honesty": "Ready means the spec
+	// was accepted, not that the app runs"}. SkippableOracles lists
+	// the names.
+	Skip map[string]string
 }
 
 // CheckOperator checks an operator in `go test`: random interleavings of
@@ -60,14 +65,18 @@ type Operator struct {
 // (side by side, parked before each write, for a controller whose
 // MaxConcurrentReconciles is above 1), the built-in control plane's
 // steps, and faults; after every step the
-// reconciles must not panic or fail and the built-in invariants must hold;
-// at the end the run must quiesce, converge, and stay put under a resync
-// (the fixed point). A reconcile that returns its own object's NotFound
-// once the object is gone fails (controller-runtime would retry it
-// forever); a child write the apiserver refuses (422) for a value the user
-// wrote, passed on verbatim, is the user's input refused, noted on the
-// step. A failure prints the shrunk steps and how to replay them; one that
-// the same steps do not reproduce is reported as the operator's
+// reconciles must not panic or fail, the built-in invariants must hold,
+// and no custom resource may say Ready while a child it controls has never
+// been Current (status honesty); at the end the run must quiesce on events
+// alone, converge, keep no running pod on config it read before a change
+// (env), match a fault-free run of the same inputs (the differential),
+// and stay put under a resync (the fixed point; a drift repaired only
+// then is a missing watch). A reconcile that returns its own object's
+// NotFound once the object is gone fails (controller-runtime would retry
+// it forever); a child write the apiserver refuses (422) for a value the
+// user wrote, passed on verbatim, is the user's input refused, noted on
+// the step. A failure prints the shrunk steps and how to replay them; one
+// that the same steps do not reproduce is reported as the operator's
 // nondeterminism, with the first differing write of each run. Add
 // `func TestMain(m *testing.M) { properties.Main(m) }` to the
 // test package to stop the embedded etcd at the end.

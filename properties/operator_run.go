@@ -68,6 +68,10 @@ type operatorRun struct {
 	inputs map[string]bool
 	// refusedInput: a step's user input was refused (refusedNote).
 	refusedInput bool
+	// seen follows the run for the oracles that need its history;
+	// drifted, the drift's writes the missing-watch oracle looks for.
+	seen    *observer
+	drifted map[string]driftMark
 }
 
 // fataler is where a run's failures go: rapid's T for a check, or, for a
@@ -97,6 +101,9 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 	if op.Scheme == nil || op.Setup == nil || op.CRDs == "" {
 		rt.Fatalf("properties: an Operator needs CRDs, a Scheme and Setup")
 	}
+	if err := checkSkip(op.Skip); err != nil {
+		rt.Fatal(err)
+	}
 	if len(op.Namespaces) == 0 {
 		op.Namespaces = []string{model.DefaultNamespace}
 	}
@@ -116,7 +123,8 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 		rt.Fatal(err)
 	}
 	stepped.Store(s)
-	r := &operatorRun{rt: rt, t: t, op: op, shared: shared, ctx: context.Background(), s: s, st: st, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults}
+	r := &operatorRun{rt: rt, t: t, op: op, shared: shared, ctx: context.Background(), s: s, st: st, reg: reg, chk: model.NewChecker(), faults: !op.NoFaults,
+		seen: newObserver(), drifted: map[string]driftMark{}}
 	ready := false
 	defer func() { // rt.Fatal below ends the goroutine: clean up on the way out
 		if !ready {
@@ -288,6 +296,7 @@ func (r *operatorRun) check(snap *model.Snapshot, writes []model.Write) {
 			r.fail("invariant: %v", err)
 		}
 	}
+	r.observe()
 }
 
 // apply takes one of the control plane's actions.

@@ -115,7 +115,9 @@ func (r *operatorRun) drift(rt *rapid.T) {
 	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
 	if rapid.Bool().Draw(rt, "delete?") {
 		r.record("drift", "delete", what, "another writer deletes it", nil)
-		if err := r.user.Delete(r.ctx, o); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.user.Delete(r.ctx, o); err == nil {
+			r.markDrift(o, true, "delete")
+		} else if !apierrors.IsNotFound(err) {
 			r.fail("drift: %v", err)
 		}
 		r.sync()
@@ -147,7 +149,9 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		o.SetLabels(labels)
 		r.record("drift", "update", what, "another writer labels it", nil)
 	}
-	if err := r.user.Update(r.ctx, o); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refused(err) {
+	if err := r.user.Update(r.ctx, o); err == nil {
+		r.markDrift(o, false, "update")
+	} else if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refused(err) {
 		r.fail("drift: %v", err)
 	}
 	r.sync()
