@@ -63,6 +63,8 @@ type operatorRun struct {
 	reference bool
 	// ahead is the reference run started while this run quiesces.
 	ahead *referenceAhead
+	// hist is the run's inputs, which the reference run replays.
+	hist history
 }
 
 // fataler is where a run's failures go: rapid's T for a check, or, for a

@@ -82,6 +82,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 			r.fail("update %s %s: %v", k.resource, name, err)
 		}
 	}
+	r.noteInput(k, ns, name)
 	r.host.IntentChanged(string(cur.GetUID()))
 	r.sync()
 }

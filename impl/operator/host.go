@@ -104,6 +104,9 @@ type Outcome struct {
 	Parked bool
 	// Killed is the parked reconciles that the crash ended.
 	Killed []Item
+	// Settled: the reconcile is done, with no fault, and returned success
+	// without asking to run again at once: it did what its view asked.
+	Settled bool
 }
 
 // Written is one write the operator made: CREATE, UPDATE, STATUS, PATCH or
@@ -167,6 +170,7 @@ type pass struct {
 	failed      bool                      // its failing request was sent
 	stale       map[schema.GroupKind]bool // kinds with undelivered events when it began
 	written     []Written                 // its writes in this stretch
+	checks      passChecks                // what the write oracles keep of it
 }
 
 // upToDate says whether the operator's informer of gvk had every event

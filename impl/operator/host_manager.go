@@ -93,6 +93,7 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 		p = &pass{Item: Item{o.name, req}, life: &instance{}, budget: -1}
 	}
 	res, err = o.inner.Reconcile(context.WithValue(ctx, passKey{}, p), req)
+	o.h.settled(p, res, err)
 	o.h.mu.Lock()
 	blamed, failed, crashed := p.faulted, p.failed, p.life.crashed
 	o.h.mu.Unlock()

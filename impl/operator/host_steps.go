@@ -280,7 +280,7 @@ func (h *Host) Continue(it Item) (Outcome, error) {
 func (h *Host) paused(p *pass, q *steppedQueue, err error) (Outcome, error) {
 	parked := q.isParked(p.Request)
 	h.mu.Lock()
-	out := Outcome{Writes: p.written, Crashed: p.life.crashed, Parked: parked}
+	out := Outcome{Writes: p.written, Crashed: p.life.crashed, Parked: parked, Settled: p.checks.settled && !p.faulted && !p.life.crashed}
 	p.written = nil
 	if !parked {
 		delete(h.active, p.Item)
