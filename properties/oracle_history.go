@@ -387,6 +387,9 @@ func (r *operatorRun) replayInput(in historyInput) {
 	if err != nil {
 		r.fail("%s %s: %v", in.Verb, what, err)
 	}
+	if in.Object == nil {
+		r.host.IntentChanged(string(obj.GetUID())) // as a user's write in the run tells it
+	}
 	if in.Settle {
 		r.quiesce()
 	} else {
