@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"
@@ -22,16 +21,17 @@ import (
 )
 
 // differential is Acto's and Sieve's oracle on every interleaving: the end
-// state must equal the end state of a fault-free, sequential run that
-// creates only the final custom resources and lets everything settle.
-// States are compared over the kinds the operator watches or wrote, masked of what
-// differs between any two runs (uids, server-generated names, revisions,
-// timestamps, generations, allocated IPs and ports).
+// state must equal the end state of a fault-free, sequential run of the
+// same inputs, in order, each settled before the next (the history, see
+// oracle_history.go). States are compared over the kinds the operator
+// watches or wrote, masked of what differs between any two runs (uids,
+// server-generated names, revisions, timestamps, generations, allocated
+// IPs and ports). The failure's first line names the first difference.
 func (r *operatorRun) differential() {
 	r.rt.Helper()
-	inputs := r.finalInputs()
+	ops := r.hist.replay()
 	kinds := r.host.Kinds()
-	got, want := r.state(kinds), r.referenceState(inputs, kinds)
+	got, want := r.state(kinds), r.referenceState(ops, kinds)
 	if stateDiff(got, want) == "" || r.refusedInput {
 		// Once the apiserver refused a user's input, the children keep
 		// what the last accepted input made of them, as in a cluster: the
@@ -42,15 +42,15 @@ func (r *operatorRun) differential() {
 	// fault-free runs of the same inputs, as Sieve does: a random
 	// password, a value derived from a uid. Those fields are compared no
 	// further.
-	key := referenceKey(inputs, kinds) + "\x00again"
+	key := referenceKey(ops, kinds) + "\x00again"
 	again, ok := r.shared.reference(key)
 	if !ok {
-		again = r.runReference(r.rt, inputs, kinds)
+		again = r.runReference(r.rt, ops, kinds)
 		r.shared.keepReference(key, again)
 	}
 	got, want = withoutVarying(got, want, again)
 	if diff := stateDiff(got, want); diff != "" {
-		r.fail("differential: the end state differs from a fault-free sequential run of the final inputs (- this run, + the reference; fields that differ between two reference runs are left out):\n%s", diff)
+		r.fail("differential: %s\nthe end state differs from a fault-free sequential run of the same inputs (- this run, + the reference; fields that differ between two reference runs are left out):\n%s", firstDifference(got, want), diff)
 	}
 }
 
@@ -129,10 +129,10 @@ func setVarying(m map[string]any, path []string) {
 }
 
 // referenceState is the masked end state of the fault-free sequential run of
-// inputs. A run is deterministic, so it is kept for the next check with
+// ops. A run is deterministic, so it is kept for the next check with
 // the same inputs: shrinking replays many.
-func (r *operatorRun) referenceState(inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
-	key := referenceKey(inputs, kinds)
+func (r *operatorRun) referenceState(ops []historyInput, kinds []schema.GroupVersionKind) map[string]map[string]any {
+	key := referenceKey(ops, kinds)
 	if want, ok := r.shared.reference(key); ok {
 		return want
 	}
@@ -144,26 +144,26 @@ func (r *operatorRun) referenceState(inputs []*unstructured.Unstructured, kinds 
 		r.shared.keepReference(key, a.want)
 		return a.want
 	}
-	want := r.runReference(r.rt, inputs, kinds)
+	want := r.runReference(r.rt, ops, kinds)
 	r.shared.keepReference(key, want)
 	return want
 }
 
-func referenceKey(inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) string {
-	return compactJSON(inputs) + compactJSON(kinds)
+func referenceKey(ops []historyInput, kinds []schema.GroupVersionKind) string {
+	return compactJSON(ops) + compactJSON(kinds)
 }
 
-// startReference starts the reference run on a goroutine of its own, with
-// the inputs as the faults end, while this run quiesces: the quiesce
-// settles what the inputs asked for and rarely changes them, and the two
-// runs then share the machine's cores. If the inputs did change, the
-// differential runs the reference of the final ones itself.
+// startReference starts the reference run on a goroutine of its own as
+// the faults end, while this run quiesces: the inputs are all drawn by
+// then, and the two runs share the machine's cores. If the kinds to
+// compare change in the quiesce (the operator writes a new one), the
+// differential runs the reference itself.
 func (r *operatorRun) startReference() {
 	if r.reference {
 		return
 	}
-	inputs, kinds := r.finalInputs(), r.host.Kinds()
-	key := referenceKey(inputs, kinds)
+	ops, kinds := r.hist.replay(), r.host.Kinds()
+	key := referenceKey(ops, kinds)
 	if _, ok := r.shared.reference(key); ok {
 		return
 	}
@@ -173,7 +173,7 @@ func (r *operatorRun) startReference() {
 		defer close(a.done)
 		f := &referenceFailure{}
 		defer func() { a.failure = f.msg }() // also when Fatal ended the goroutine
-		a.want = r.runReference(f, inputs, kinds)
+		a.want = r.runReference(f, ops, kinds)
 	}()
 }
 
@@ -202,21 +202,18 @@ func (f *referenceFailure) Fatalf(format string, args ...any) {
 	goruntime.Goexit()
 }
 
-// runReference is the fault-free sequential run of inputs, to the masked
+// runReference is the fault-free sequential run of ops, to the masked
 // state of kinds; its failures go to rt.
-func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
+func (r *operatorRun) runReference(rt fataler, ops []historyInput, kinds []schema.GroupVersionKind) map[string]map[string]any {
 	ref := newOperatorRun(rt, r.t, r.op, r.shared)
 	defer ref.close()
 	ref.faults = false
 	ref.reference = true
-	for _, in := range inputs {
-		in = in.DeepCopy()
-		ref.noteInput(in.Object["spec"])
-		ref.record("user", "create", strings.ToLower(in.GetKind())+"/"+client.ObjectKeyFromObject(in).String(), compactJSON(in.Object["spec"]), nil)
-		if err := ref.user.Create(ref.ctx, in); err != nil {
-			ref.fail("cannot create %s: %v", client.ObjectKeyFromObject(in), err)
+	for _, in := range ops {
+		if in.Body != nil {
+			ref.noteUserValues(in.Body["spec"])
 		}
-		ref.sync()
+		ref.replayInput(in)
 	}
 	ref.quiesce()
 	return ref.state(kinds)
@@ -249,28 +246,6 @@ func (s *operatorShared) keepReference(key string, want map[string]map[string]an
 		s.refs = map[string]map[string]map[string]any{}
 	}
 	s.refs[key] = want
-}
-
-// finalInputs is what a user asked for at the end: the custom resources
-// that exist and are not being deleted, with their spec, labels and
-// annotations.
-func (r *operatorRun) finalInputs() []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, k := range r.kinds {
-		for _, o := range r.list(k.gvk) {
-			if o.GetDeletionTimestamp() != nil {
-				continue
-			}
-			in := &unstructured.Unstructured{Object: map[string]any{"spec": o.Object["spec"]}}
-			in.SetGroupVersionKind(k.gvk)
-			in.SetNamespace(o.GetNamespace())
-			in.SetName(o.GetName())
-			in.SetLabels(o.GetLabels())
-			in.SetAnnotations(o.GetAnnotations())
-			out = append(out, in)
-		}
-	}
-	return out
 }
 
 func (r *operatorRun) list(gvk schema.GroupVersionKind) []unstructured.Unstructured {
@@ -471,4 +446,37 @@ func fieldDiff(path string, got, want any, out *[]string) {
 	if !reflect.DeepEqual(got, want) {
 		*out = append(*out, fmt.Sprintf("%s: - %s + %s", strings.TrimPrefix(path, "."), compactJSON(got), compactJSON(want)))
 	}
+}
+
+// firstDifference names the first difference stateDiff lists, for the
+// failure's first line: "Deployment default/b only in this run",
+// "ConfigMap default/a-config data.x differs".
+func firstDifference(got, want map[string]map[string]any) string {
+	keys := make([]string, 0, len(got)+len(want))
+	for k := range got {
+		keys = append(keys, k)
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		g, gok := got[k]
+		w, wok := want[k]
+		switch {
+		case !wok:
+			return k + " only in this run"
+		case !gok:
+			return k + " only in the reference"
+		}
+		var lines []string
+		fieldDiff("", g, w, &lines)
+		if len(lines) > 0 {
+			path, _, _ := strings.Cut(lines[0], ": - ")
+			return fmt.Sprintf("%s %s differs", k, path)
+		}
+	}
+	return "the end states differ"
 }

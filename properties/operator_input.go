@@ -15,7 +15,7 @@ func (r *operatorRun) userValue(s string) bool {
 }
 
 // noteInput keeps the string leaves of a spec the user writes.
-func (r *operatorRun) noteInput(v any) {
+func (r *operatorRun) noteUserValues(v any) {
 	switch v := v.(type) {
 	case string:
 		if r.inputs == nil {
@@ -24,11 +24,11 @@ func (r *operatorRun) noteInput(v any) {
 		r.inputs[v] = true
 	case map[string]any:
 		for _, e := range v {
-			r.noteInput(e)
+			r.noteUserValues(e)
 		}
 	case []any:
 		for _, e := range v {
-			r.noteInput(e)
+			r.noteUserValues(e)
 		}
 	}
 }

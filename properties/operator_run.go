@@ -72,6 +72,8 @@ type operatorRun struct {
 	// drifted, the drift's writes the missing-watch oracle looks for.
 	seen    *observer
 	drifted map[string]driftMark
+	// hist is the run's inputs, which the reference run replays.
+	hist history
 }
 
 // fataler is where a run's failures go: rapid's T for a check, or, for a

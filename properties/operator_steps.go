@@ -28,7 +28,7 @@ func (r *operatorRun) action(rt *rapid.T) {
 		}
 		r.apply(rapid.SampledFrom(steps).Draw(rt, "cluster step"))
 	case n < 17:
-		r.drift(rt)
+		r.driftNoted(rt)
 	case n < 18:
 		r.timers()
 	default:
@@ -88,7 +88,9 @@ func (r *operatorRun) deliver(resource string) {
 
 func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	r.rt.Helper()
+	r.beginReconcile(it)
 	out, err := r.host.Reconcile(it, f)
+	r.endReconcile(it, out)
 	fault := ""
 	if f.FailRequest > 0 {
 		fault = fmt.Sprintf("its request %d fails with a 500", f.FailRequest)
@@ -115,6 +117,7 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 func (r *operatorRun) proceed(it operator.Item) {
 	r.rt.Helper()
 	out, err := r.host.Continue(it)
+	r.endReconcile(it, out)
 	switch {
 	case out.Crashed:
 		r.record("operator", "continue", it.String(), crashed(out), out.Writes)

@@ -32,7 +32,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 	field := ""
 	if !del {
 		obj = k.gen.Object(ns, name).Draw(rt, "object")
-		r.noteInput(obj["spec"])
+		r.noteUserValues(obj["spec"])
 		if spec, _ := obj["spec"].(map[string]any); len(spec) > 0 && rapid.Bool().Draw(rt, "one field?") {
 			fields := make([]string, 0, len(spec))
 			for f := range spec {
@@ -83,6 +83,7 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 			r.fail("update %s %s: %v", k.resource, name, err)
 		}
 	}
+	r.noteInput(k, ns, name)
 	r.host.IntentChanged(string(cur.GetUID()))
 	r.sync()
 }

@@ -16,6 +16,14 @@ import (
 // heard of its owner's latest change, nor the delete of an object created
 // while it had not, or, for a Job or a Pod, before a user changed its
 // owner.
+//
+// The stale-view exemption stays: an operator that deletes on a stale view
+// of the owner (its spec changed back and forth, say) follows what it was
+// last told, as every cache-reading controller does, and mends it once
+// told more. The class the exemption used to hide, a delete of the
+// current incarnation's child from a view of a previous incarnation of
+// its owner, is the incarnation oracle's (incarnation.go), which needs no
+// exemption: the ownerReference's uid says whose child it was.
 type churn struct {
 	deleted map[string]string // "resource namespace/name" -> the controller owner's uid
 	// staleCreated are the objects created while the operator had not yet

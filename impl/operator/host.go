@@ -122,6 +122,9 @@ type Outcome struct {
 	// of a custom resource that it passed on verbatim (Config.UserInput):
 	// the user's bad input, not the operator's failure.
 	Refused string
+	// Settled: the reconcile is done, with no fault, and returned success
+	// without asking to run again at once: it did what its view asked.
+	Settled bool
 }
 
 // Written is one write the operator made: CREATE, UPDATE, STATUS, PATCH or
@@ -186,6 +189,7 @@ type pass struct {
 	stale       map[schema.GroupKind]bool // kinds with undelivered events when it began
 	written     []Written                 // its writes in this stretch
 	refused     string                    // the user's values it passed on were refused (Outcome.Refused)
+	checks      passChecks                // what the write oracles keep of it
 }
 
 // upToDate says whether the operator's informer of gvk had every event

@@ -102,6 +102,7 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 	}
 	gone := o.goneAtStart(req, p)
 	res, err = o.inner.Reconcile(context.WithValue(ctx, passKey{}, p), req)
+	o.h.settled(p, res, err)
 	o.h.mu.Lock()
 	blamed, failed, crashed := p.faulted, p.failed, p.life.crashed
 	o.h.mu.Unlock()

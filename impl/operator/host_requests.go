@@ -102,6 +102,21 @@ func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWr
 	if err := h.churn.observe(req, w, upToDate); err != nil {
 		h.failures = append(h.failures, Failure{Item: item, Oracle: "churn", Err: err})
 	}
+	if p != nil {
+		h.checkWrite(p, req, w)
+	}
+}
+
+// checkWrite runs the oracles of one landed write of a reconcile: no
+// delete of the current incarnation's children from a view of a previous
+// one, no cleanup after the finalizer is gone.
+func (h *Host) checkWrite(p *pass, req *http.Request, w written) {
+	if err := h.staleIncarnation(p, req, w); err != nil {
+		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: "incarnation", Err: err})
+	}
+	if err := p.cleanupOrder(req, w); err != nil {
+		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: "cleanup order", Err: err})
+	}
 }
 
 // staleKinds is the kinds whose informers have undelivered events.

@@ -280,7 +280,8 @@ func (h *Host) Continue(it Item) (Outcome, error) {
 func (h *Host) paused(p *pass, q *steppedQueue, err error) (Outcome, error) {
 	parked := q.isParked(p.Request)
 	h.mu.Lock()
-	out := Outcome{Writes: p.written, Crashed: p.life.crashed, Parked: parked, Refused: p.refused}
+	out := Outcome{Writes: p.written, Crashed: p.life.crashed, Parked: parked, Refused: p.refused,
+		Settled: p.checks.settled && !p.faulted && !p.life.crashed}
 	p.written, p.refused = nil, ""
 	if !parked {
 		delete(h.active, p.Item)

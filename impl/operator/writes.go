@@ -13,11 +13,15 @@ type written struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
-		Name            string `json:"name"`
-		Namespace       string `json:"namespace"`
-		OwnerReferences []struct {
+		Name              string   `json:"name"`
+		Namespace         string   `json:"namespace"`
+		UID               string   `json:"uid"`
+		DeletionTimestamp string   `json:"deletionTimestamp"`
+		Finalizers        []string `json:"finalizers"`
+		OwnerReferences   []struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
+			Name       string `json:"name"`
 			UID        string `json:"uid"`
 			Controller *bool  `json:"controller"`
 		} `json:"ownerReferences"`
@@ -32,6 +36,16 @@ func (w written) owner() (uid string, gvk schema.GroupVersionKind) {
 		}
 	}
 	return "", schema.GroupVersionKind{}
+}
+
+// controllerRef is the controller owner's name, uid and kind.
+func (w written) controllerRef() (name, uid string, gvk schema.GroupVersionKind, ok bool) {
+	for _, r := range w.Metadata.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.Name, r.UID, schema.FromAPIVersionAndKind(r.APIVersion, r.Kind), true
+		}
+	}
+	return "", "", schema.GroupVersionKind{}, false
 }
 
 // answer reads a write's answer; a Status or a list reads as nameless.
