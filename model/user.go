@@ -108,11 +108,30 @@ func deploymentIntent(a Action, target Ref, cur *Deployment) (*UserWrite, error)
 	return &UserWrite{Verb: VerbUpdate, Before: cur, After: d}, nil
 }
 
+// The well-known labels a kubelet puts on the Node it registers, which
+// nodeSelectors (kubebuilder's manager, most charts) select on.
+const (
+	LabelHostname = "kubernetes.io/hostname"
+	LabelOS       = "kubernetes.io/os"
+	LabelArch     = "kubernetes.io/arch"
+	LabelOSBeta   = "beta.kubernetes.io/os"
+	LabelArchBeta = "beta.kubernetes.io/arch"
+	NodeOS        = "linux"
+	NodeArch      = "amd64" // every machine the same, so nodes do not depend on the host
+)
+
+// NodeLabels are a fresh Node's labels, as a kubelet sets them: its
+// hostname, its OS and architecture (and their deprecated beta keys).
+func NodeLabels(name string) map[string]string {
+	return map[string]string{LabelHostname: name, LabelOS: NodeOS, LabelArch: NodeArch,
+		LabelOSBeta: NodeOS, LabelArchBeta: NodeArch}
+}
+
 // NewNode is the Node object a kubelet registers for a fresh machine with
 // pod range index, at logical time now.
 func NewNode(name string, index int, now int64) *Node {
 	return &Node{
-		Meta:         Meta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Meta:         Meta{Name: name, Labels: NodeLabels(name)},
 		Index:        index,
 		CPU:          DefaultNodeCPU,
 		Memory:       DefaultNodeMemory,
