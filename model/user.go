@@ -1,6 +1,9 @@
 package model
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // UserWrite is the store write a user action makes (kubectl's write):
 // Create (Before nil) or an unconditional Update of Before to After, or a
@@ -25,14 +28,14 @@ func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 	case OpCreateNamespace:
 		return &UserWrite{Verb: VerbCreate, After: NewNamespace(target.Name)}, nil
 	case OpApplyService:
-		s := &Service{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: map[string]string{"app": target.Name}}, Selector: map[string]string{"app": a.App}, Port: a.N}
+		s := &Service{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: map[string]string{"app": target.Name}}, Selector: map[string]string{"app": a.App}, Ports: ServicePorts(a.N)}
 		c, _ := cur.(*Service)
 		switch {
 		case c == nil:
 			return &UserWrite{Verb: VerbCreate, After: s}, nil
-		case c.Port != s.Port || !maps.Equal(c.Selector, s.Selector):
+		case !slices.Equal(c.Ports, s.Ports) || !maps.Equal(c.Selector, s.Selector):
 			n := c.shallow().(*Service)
-			n.Selector, n.Port = s.Selector, s.Port
+			n.Selector, n.Ports = s.Selector, s.Ports
 			return &UserWrite{Verb: VerbUpdate, Before: c, After: n}, nil
 		}
 		return nil, nil
@@ -125,6 +128,15 @@ const (
 func NodeLabels(name string) map[string]string {
 	return map[string]string{LabelHostname: name, LabelOS: NodeOS, LabelArch: NodeArch,
 		LabelOSBeta: NodeOS, LabelArchBeta: NodeArch}
+}
+
+// ServicePorts are the ports apply-service gives a Service: one unnamed
+// TCP port that targets the same number (none for 0).
+func ServicePorts(port int) []ServicePort {
+	if port == 0 {
+		return nil
+	}
+	return []ServicePort{{Protocol: "TCP", Port: port, TargetPort: port}}
 }
 
 // NewNode is the Node object a kubelet registers for a fresh machine with

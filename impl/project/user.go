@@ -43,7 +43,7 @@ func ServiceFor(name, app string, port int) *api.Service {
 	return newService(&model.Service{
 		Meta:     model.Meta{Name: name, Labels: map[string]string{"app": name}},
 		Selector: map[string]string{"app": app},
-		Port:     port,
+		Ports:    model.ServicePorts(port),
 	})
 }
 
