@@ -216,15 +216,12 @@ func serviceConverged(s *Snapshot) error {
 	want := map[string]Rule{}
 	for _, o := range s.List(KindService) {
 		svc := o.(*Service)
-		var addrs []Address
-		for _, po := range s.List(KindPod) {
-			if p := po.(*Pod); p.Namespace == svc.Namespace && Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting {
-				addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
-			}
-		}
 		ep, _ := s.Objects[Ref{Kind: KindEndpoints, Namespace: svc.Namespace, Name: svc.Name}].(*Endpoints)
-		if ep == nil || !slices.Equal(ep.Addresses, addrs) || ep.Port != EndpointsPort(svc, addrs) {
-			return notConverged("endpoints/%s does not list the ready pods", KeyOf(svc))
+		if EndpointsManaged(svc) {
+			addrs, ports := EndpointsFor(svc, s.List(KindPod))
+			if ep == nil || !slices.Equal(ep.Addresses, addrs) || !slices.Equal(ep.Ports, ports) {
+				return notConverged("endpoints/%s does not list the ready pods", KeyOf(svc))
+			}
 		}
 		want[KeyOf(svc)] = RuleFor(svc, ep)
 	}

@@ -4,8 +4,11 @@ import "slices"
 
 // The endpoints controller: watches Services, Pods and Endpoints; a key is a
 // Service's namespace/name. Endpoints list the ready, non-terminating pods
-// of its namespace the Service selects, sorted by name; they go when the
-// Service goes. Its EndpointSlice is kept beside them (endpointslice.go).
+// of its namespace the Service selects, sorted by name, with the ports
+// they serve (endpoints_ports.go); they go when the Service goes. Its
+// EndpointSlice is kept beside them (endpointslice.go). A Service without
+// a selector, or an ExternalName one, gets neither, as upstream's
+// controllers leave them to their user.
 var endpointsRole = role{
 	watches: kinds(KindService, KindPod, KindEndpoints, KindEndpointSlice),
 	keyKind: KindService,
@@ -53,30 +56,17 @@ func reconcileEndpoints(c *Memory, h Host, t Writer, key string) {
 		reconcileSlice(c, t, key, nil) // a failed write above stops it
 		return
 	}
-	var addrs []Address
-	for _, o := range c.List(KindPod) {
-		p := o.(*Pod)
-		if p.Namespace == s.Namespace && Matches(s.Selector, p.Labels) && p.Ready && p.PodIP != "" && !p.Deleting {
-			addrs = append(addrs, Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
-		}
+	if !EndpointsManaged(s) {
+		return // the user's Endpoints and slices, if any, stay as they are
 	}
-	port := EndpointsPort(s, addrs)
+	addrs, ports := EndpointsFor(s, c.List(KindPod))
 	switch {
 	case ep == nil:
-		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Namespace: s.Namespace, Labels: s.Labels}, Addresses: addrs, Port: port})
-	case !slices.Equal(ep.Addresses, addrs) || ep.Port != port:
+		t.Create(&Endpoints{Meta: Meta{Name: s.Name, Namespace: s.Namespace, Labels: s.Labels}, Addresses: addrs, Ports: ports})
+	case !slices.Equal(ep.Addresses, addrs) || !slices.Equal(ep.Ports, ports):
 		n := ep.shallow().(*Endpoints)
-		n.Addresses, n.Port = addrs, port
+		n.Addresses, n.Ports = addrs, ports
 		t.Update(VerbUpdate, ep, n)
 	}
 	reconcileSlice(c, t, key, s)
-}
-
-// EndpointsPort is the port Endpoints carry: the Service's, when there is a
-// subset to carry it (Kubernetes drops empty subsets, and their ports).
-func EndpointsPort(s *Service, addrs []Address) int {
-	if len(addrs) == 0 {
-		return 0
-	}
-	return s.Port
 }

@@ -28,11 +28,11 @@ type SliceEndpoint struct {
 }
 
 // EndpointSlice is discovery.k8s.io/v1 EndpointSlice, IPv4, with the
-// Service's one port.
+// ports its endpoints serve.
 type EndpointSlice struct {
 	Meta
 	Endpoints []SliceEndpoint // sorted by pod name
-	Port      int
+	Ports     []EndpointPort
 }
 
 func (e *EndpointSlice) meta() *Meta  { return &e.Meta }
@@ -43,27 +43,33 @@ func (e *EndpointSlice) shallow() Obj { c := *e; return &c }
 // controller tells its own by the managed-by label and touches no other.
 func managedSlice(es *EndpointSlice) bool { return es.Labels[LabelManagedBy] == SliceControllerName }
 
-// SliceEndpoints are the endpoints a Service's slice lists: the selected
-// pods of its namespace that have an address, in name order.
-func SliceEndpoints(s *Service, pods []Obj) []SliceEndpoint {
+// SliceEndpoints are the endpoints a Service's slice lists and their
+// ports: the selected pods of its namespace that have an address, in name
+// order, that serve the same ports as the first of them (upstream puts
+// each set of ports in a slice of its own; the model keeps one slice, and
+// leaves out the pods whose named ports resolve otherwise). An empty
+// slice has no ports, as upstream's placeholder.
+func SliceEndpoints(s *Service, pods []Obj) ([]SliceEndpoint, []EndpointPort) {
 	var out []SliceEndpoint
+	var ports []EndpointPort
 	for _, o := range pods {
 		p := o.(*Pod)
-		if p.Namespace == s.Namespace && Matches(s.Selector, p.Labels) && p.PodIP != "" {
-			out = append(out, SliceEndpoint{Pod: p.Name, IP: p.PodIP, Node: p.NodeName,
-				Ready: p.Ready && !p.Deleting, Serving: p.Ready, Terminating: p.Deleting})
+		if p.Namespace != s.Namespace || !Matches(s.Selector, p.Labels) || p.PodIP == "" {
+			continue
 		}
+		pp, ok := PodPorts(s, p)
+		switch {
+		case !ok:
+			continue
+		case len(out) == 0:
+			ports = pp
+		case !slices.Equal(pp, ports):
+			continue
+		}
+		out = append(out, SliceEndpoint{Pod: p.Name, IP: p.PodIP, Node: p.NodeName,
+			Ready: p.Ready && !p.Deleting, Serving: p.Ready, Terminating: p.Deleting})
 	}
-	return out
-}
-
-// SlicePort is the port a slice carries: the Service's, when it has an
-// endpoint (upstream's placeholder slice for no pods has no ports).
-func SlicePort(s *Service, eps []SliceEndpoint) int {
-	if len(eps) == 0 {
-		return 0
-	}
-	return s.Port
+	return out, ports
 }
 
 // SliceLabels are a slice's labels: the Service's, then the two upstream
@@ -91,23 +97,22 @@ func reconcileSlice(c *Memory, t Writer, key string, s *Service) {
 		}
 		return
 	}
-	if s.Deleting {
+	if s.Deleting || !EndpointsManaged(s) {
 		return
 	}
-	eps := SliceEndpoints(s, c.List(KindPod))
-	port := SlicePort(s, eps)
+	eps, ports := SliceEndpoints(s, c.List(KindPod))
 	owner, labels := Owner{Kind: KindService, Name: s.Name, UID: s.UID}, SliceLabels(s)
 	switch {
 	case es == nil:
 		t.Create(&EndpointSlice{Meta: Meta{Name: s.Name, Namespace: s.Namespace, Labels: labels, Owner: owner},
-			Endpoints: eps, Port: port})
-	case !slices.Equal(es.Endpoints, eps) || es.Port != port || es.Owner != owner || !maps.Equal(es.Labels, labels):
+			Endpoints: eps, Ports: ports})
+	case !slices.Equal(es.Endpoints, eps) || !slices.Equal(es.Ports, ports) || es.Owner != owner || !maps.Equal(es.Labels, labels):
 		// A slice left by an earlier Service of the same name (deleted
 		// and applied again before this controller saw it go) is taken
 		// over: no garbage collector watches Services here. The labels
 		// follow the Service's, as upstream's do.
 		n := es.shallow().(*EndpointSlice)
-		n.Endpoints, n.Port, n.Owner, n.Labels = eps, port, owner, labels
+		n.Endpoints, n.Ports, n.Owner, n.Labels = eps, ports, owner, labels
 		t.Update(VerbUpdate, es, n)
 	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,7 +29,7 @@ func TestSliceInvariantCallsReadyOnlyPodsThatWereReady(t *testing.T) {
 // with an address, with its conditions, and goes with the Service.
 func TestEndpointsControllerKeepsASlice(t *testing.T) {
 	svc := &Service{Meta: Meta{Name: "web", Namespace: "default", UID: 7, Labels: map[string]string{"app": "web"}},
-		Selector: map[string]string{"app": "web"}, Port: 80}
+		Selector: map[string]string{"app": "web"}, Ports: ServicePorts(80)}
 	sel := map[string]string{"app": "web"}
 	pods := []Obj{
 		&Pod{Meta: Meta{Name: "web-a", Namespace: "default", Labels: sel}, PodIP: "127.100.0.2", NodeName: "n1", Ready: true},
@@ -37,7 +38,7 @@ func TestEndpointsControllerKeepsASlice(t *testing.T) {
 		&Pod{Meta: Meta{Name: "web-d", Namespace: "default", Labels: sel}}, // no address yet
 		&Pod{Meta: Meta{Name: "api-a", Namespace: "default", Labels: map[string]string{"app": "api"}}, PodIP: "127.100.0.5"},
 	}
-	got := SliceEndpoints(svc, pods)
+	got, ports := SliceEndpoints(svc, pods)
 	want := []SliceEndpoint{
 		{Pod: "web-a", IP: "127.100.0.2", Node: "n1", Ready: true, Serving: true},
 		{Pod: "web-b", IP: "127.100.0.3", Serving: true, Terminating: true},
@@ -51,8 +52,11 @@ func TestEndpointsControllerKeepsASlice(t *testing.T) {
 			t.Errorf("endpoint %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if SlicePort(svc, got) != 80 || SlicePort(svc, nil) != 0 {
-		t.Error("a slice carries the port only with endpoints")
+	if !slices.Equal(ports, []EndpointPort{{Protocol: "TCP", Port: 80}}) {
+		t.Errorf("ports %+v, want 80/TCP", ports)
+	}
+	if _, ports := SliceEndpoints(svc, nil); ports != nil {
+		t.Error("a slice without endpoints carries ports")
 	}
 	l := SliceLabels(svc)
 	if l["app"] != "web" || l[LabelServiceName] != "web" || l[LabelManagedBy] != SliceControllerName || svc.Labels[LabelServiceName] != "" {

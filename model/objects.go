@@ -270,6 +270,9 @@ type Pod struct {
 	// Gated: spec.schedulingGates holds a gate, which only a user removes;
 	// the scheduler leaves the pod alone until then.
 	Gated bool
+	// Ports are the containers' named ports, which a Service's named
+	// targetPort resolves to; they come from the pod's template.
+	Ports []ContainerPort
 }
 
 func (p *Pod) meta() *Meta  { return &p.Meta }
@@ -292,11 +295,14 @@ func (n *Node) meta() *Meta  { return &n.Meta }
 func (n *Node) Kind() Kind   { return KindNode }
 func (n *Node) shallow() Obj { c := *n; return &c }
 
-// Service is v1 Service.
+// Service is v1 Service. Without a selector (nil or empty, which storage
+// does not tell apart) or as an ExternalName, it gets no Endpoints or
+// EndpointSlice from the endpoints controller: its user manages them.
 type Service struct {
 	Meta
-	Selector map[string]string
-	Port     int
+	Selector     map[string]string
+	Ports        []ServicePort
+	ExternalName bool // spec.type ExternalName
 }
 
 func (s *Service) meta() *Meta  { return &s.Meta }
@@ -321,11 +327,12 @@ type Address struct {
 	Pod, IP, Node string
 }
 
-// Endpoints is v1 Endpoints with one subset.
+// Endpoints is v1 Endpoints with one subset: its ready addresses, and
+// the ports they serve (endpoints_ports.go).
 type Endpoints struct {
 	Meta
 	Addresses []Address // sorted by pod name
-	Port      int
+	Ports     []EndpointPort
 }
 
 func (e *Endpoints) meta() *Meta  { return &e.Meta }

@@ -21,7 +21,7 @@ var proxyRole = role{
 
 // RuleFor is the rule a Service and its Endpoints (possibly nil) call for.
 func RuleFor(s *Service, ep *Endpoints) Rule {
-	r := Rule{Port: s.Port}
+	r := Rule{Port: s.FirstPort()}
 	if ep != nil {
 		for _, a := range ep.Addresses {
 			r.Backends = append(r.Backends, a.IP)

@@ -125,6 +125,11 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		add("status.ready", x.Ready)
 		add("status.podIP", x.PodIP)
 		add("status.restartCount", x.Restarts)
+		var ps []string
+		for _, p := range x.Ports {
+			ps = append(ps, p.Name+":"+strconv.Itoa(p.Port)+"/"+p.Protocol)
+		}
+		add("spec.containers.ports", ps)
 	case *Node:
 		add("spec.podCIDR", PodIP(x.Index, 0)+"/24")
 		add("spec.taints", x.Taints)
@@ -133,22 +138,33 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		add("status.heartbeat", x.Heartbeat)
 		add("status.transitionAt", x.TransitionAt)
 	case *Service:
+		if x.ExternalName {
+			add("spec.type", "ExternalName")
+		}
 		add("spec.selector", x.Selector)
-		add("spec.port", x.Port)
+		var ps []string
+		for _, p := range x.Ports {
+			target := strconv.Itoa(p.TargetPort)
+			if p.TargetName != "" {
+				target = p.TargetName
+			}
+			ps = append(ps, portName(p.Name)+strconv.Itoa(p.Port)+"->"+target+"/"+p.Protocol)
+		}
+		add("spec.ports", ps)
 	case *Endpoints:
 		var as []string
 		for _, a := range x.Addresses {
 			as = append(as, a.Pod+"="+a.IP+"@"+a.Node)
 		}
 		add("subsets.addresses", as)
-		add("subsets.port", x.Port)
+		add("subsets.ports", endpointPorts(x.Ports))
 	case *EndpointSlice:
 		var es []string
 		for _, e := range x.Endpoints {
 			es = append(es, fmt.Sprintf("%s=%s@%s ready=%t serving=%t terminating=%t", e.Pod, e.IP, e.Node, e.Ready, e.Serving, e.Terminating))
 		}
 		add("endpoints", es)
-		add("ports", x.Port)
+		add("ports", endpointPorts(x.Ports))
 	case *Namespace:
 		if x.Finalize {
 			add("spec.finalizers", FinalizerKubernetes)
@@ -270,6 +286,22 @@ func Diff(a, b *Snapshot, an, bn string) []string {
 		if !inA[l] {
 			out = append(out, "only in "+bn+": "+l)
 		}
+	}
+	return out
+}
+
+// portName prefixes a named port's number with its name.
+func portName(name string) string {
+	if name == "" {
+		return ""
+	}
+	return name + ":"
+}
+
+func endpointPorts(ports []EndpointPort) []string {
+	var out []string
+	for _, p := range ports {
+		out = append(out, portName(p.Name)+strconv.Itoa(p.Port)+"/"+p.Protocol)
 	}
 	return out
 }

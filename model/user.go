@@ -1,6 +1,9 @@
 package model
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // UserWrite is the store write a user action makes (kubectl's write):
 // Create (Before nil) or an unconditional Update of Before to After, or a
@@ -25,14 +28,14 @@ func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 	case OpCreateNamespace:
 		return &UserWrite{Verb: VerbCreate, After: NewNamespace(target.Name)}, nil
 	case OpApplyService:
-		s := &Service{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: map[string]string{"app": target.Name}}, Selector: map[string]string{"app": a.App}, Port: a.N}
+		s := &Service{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: map[string]string{"app": target.Name}}, Selector: map[string]string{"app": a.App}, Ports: ServicePorts(a.N)}
 		c, _ := cur.(*Service)
 		switch {
 		case c == nil:
 			return &UserWrite{Verb: VerbCreate, After: s}, nil
-		case c.Port != s.Port || !maps.Equal(c.Selector, s.Selector):
+		case !slices.Equal(c.Ports, s.Ports) || !maps.Equal(c.Selector, s.Selector):
 			n := c.shallow().(*Service)
-			n.Selector, n.Port = s.Selector, s.Port
+			n.Selector, n.Ports = s.Selector, s.Ports
 			return &UserWrite{Verb: VerbUpdate, Before: c, After: n}, nil
 		}
 		return nil, nil
@@ -108,11 +111,39 @@ func deploymentIntent(a Action, target Ref, cur *Deployment) (*UserWrite, error)
 	return &UserWrite{Verb: VerbUpdate, Before: cur, After: d}, nil
 }
 
+// The well-known labels a kubelet puts on the Node it registers, which
+// nodeSelectors (kubebuilder's manager, most charts) select on.
+const (
+	LabelHostname = "kubernetes.io/hostname"
+	LabelOS       = "kubernetes.io/os"
+	LabelArch     = "kubernetes.io/arch"
+	LabelOSBeta   = "beta.kubernetes.io/os"
+	LabelArchBeta = "beta.kubernetes.io/arch"
+	NodeOS        = "linux"
+	NodeArch      = "amd64" // every machine the same, so nodes do not depend on the host
+)
+
+// NodeLabels are a fresh Node's labels, as a kubelet sets them: its
+// hostname, its OS and architecture (and their deprecated beta keys).
+func NodeLabels(name string) map[string]string {
+	return map[string]string{LabelHostname: name, LabelOS: NodeOS, LabelArch: NodeArch,
+		LabelOSBeta: NodeOS, LabelArchBeta: NodeArch}
+}
+
+// ServicePorts are the ports apply-service gives a Service: one unnamed
+// TCP port that targets the same number (none for 0).
+func ServicePorts(port int) []ServicePort {
+	if port == 0 {
+		return nil
+	}
+	return []ServicePort{{Protocol: "TCP", Port: port, TargetPort: port}}
+}
+
 // NewNode is the Node object a kubelet registers for a fresh machine with
 // pod range index, at logical time now.
 func NewNode(name string, index int, now int64) *Node {
 	return &Node{
-		Meta:         Meta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Meta:         Meta{Name: name, Labels: NodeLabels(name)},
 		Index:        index,
 		CPU:          DefaultNodeCPU,
 		Memory:       DefaultNodeMemory,

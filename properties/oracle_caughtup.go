@@ -112,29 +112,20 @@ func replicaSetsCaughtUp(s *model.Snapshot) error {
 	return nil
 }
 
-// readyAddresses are the addresses Endpoints of svc must list: the ready,
-// non-terminating pods it selects, in name order.
-func readyAddresses(s *model.Snapshot, svc *model.Service) []model.Address {
-	var out []model.Address
-	for _, o := range s.List(model.KindPod) {
-		p := o.(*model.Pod)
-		if p.Namespace == svc.Namespace && model.Matches(svc.Selector, p.Labels) && p.Ready && !p.Deleting && p.PodIP != "" {
-			out = append(out, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
-		}
-	}
-	return out
-}
-
 func endpointsCaughtUp(s *model.Snapshot) error {
 	for _, o := range s.List(model.KindService) {
 		svc := o.(*model.Service)
-		want := readyAddresses(s, svc)
+		if !model.EndpointsManaged(svc) {
+			continue // its user's to write, as upstream's controller leaves them
+		}
+		want, ports := model.EndpointsFor(svc, s.List(model.KindPod))
 		ep, _ := s.Objects[model.Ref{Kind: model.KindEndpoints, Namespace: svc.Namespace, Name: svc.Name}].(*model.Endpoints)
 		if ep == nil {
 			return caughtUpViolation("the endpoints controller is caught up, but service %s has no Endpoints", svc.Name)
 		}
-		if !slices.Equal(ep.Addresses, want) || ep.Port != model.EndpointsPort(svc, want) {
-			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s list %v, not the ready non-terminating pods %v", svc.Name, ep.Addresses, want)
+		if !slices.Equal(ep.Addresses, want) || !slices.Equal(ep.Ports, ports) {
+			return caughtUpViolation("the endpoints controller is caught up, but endpoints/%s list %v on %v, not the ready non-terminating pods %v on %v",
+				svc.Name, ep.Addresses, ep.Ports, want, ports)
 		}
 	}
 	for _, o := range s.List(model.KindEndpoints) {

@@ -20,6 +20,14 @@ var masked = map[string]bool{
 	"metadata.finalizers": true, // a user's on a pod is not an intent the reference replays
 }
 
+// unreplayed are the fields the reference run cannot make: it replays a
+// Service as apply-service does (one unnamed port that targets its own
+// number, compared by that number instead) and stamps pods from a
+// template digest, which carries no container ports; so neither the
+// Services' ports, the pods' named ports nor the Endpoints' ports (the
+// targets resolved in those pods) are compared. The addresses are.
+var unreplayed = map[string]bool{"spec.ports": true, "spec.containers.ports": true, "subsets.ports": true}
+
 // maskedLines renders an end state without what masked names: pods by
 // their owner and fields (so counted, not named), ReplicaSets scaled to
 // zero left out (their number is the rollout history), leftovers left out,
@@ -42,9 +50,12 @@ func maskedLines(s *model.Snapshot, left leftovers) []string {
 		}
 		var fs []string
 		for _, f := range s.Fields(o) {
-			if !masked[f.Name] && f.Name != "subsets.addresses" {
+			if !masked[f.Name] && !unreplayed[f.Name] && f.Name != "subsets.addresses" {
 				fs = append(fs, f.Name+"="+f.Value)
 			}
+		}
+		if svc, ok := o.(*model.Service); ok && svc.FirstPort() != 0 {
+			fs = append(fs, fmt.Sprintf("spec.port=%d", svc.FirstPort())) // what apply-service replays
 		}
 		if ep, ok := o.(*model.Endpoints); ok {
 			n := 0
@@ -161,7 +172,7 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 				acts = append(acts, model.Action{Op: model.OpAddFinalizer, Kind: model.KindDeployment, Key: model.KeyOf(o)})
 			}
 		case *model.Service:
-			acts = append(acts, model.Action{Op: model.OpApplyService, Key: model.KeyOf(o), App: o.Selector["app"], N: o.Port})
+			acts = append(acts, model.Action{Op: model.OpApplyService, Key: model.KeyOf(o), App: o.Selector["app"], N: o.FirstPort()})
 		}
 	}
 	for _, a := range acts {

@@ -121,9 +121,9 @@ func TestCaughtUpComparesOutputsWithInputsOnlyWhenCaughtUp(t *testing.T) {
 	if err := CaughtUp(held, short); err != nil {
 		t.Fatalf("a held controller is not caught up: %v", err)
 	}
-	svc := &model.Service{Meta: model.Meta{Name: "web"}, Selector: labels, Port: 80}
+	svc := &model.Service{Meta: model.Meta{Name: "web"}, Selector: labels, Ports: model.ServicePorts(80)}
 	p1, p2 := pod("p1", 3, false), pod("p2", 4, true)
-	ep := &model.Endpoints{Meta: model.Meta{Name: "web"}, Port: 80, Addresses: []model.Address{{Pod: "p1", IP: p1.PodIP}, {Pod: "p2", IP: p2.PodIP}}}
+	ep := &model.Endpoints{Meta: model.Meta{Name: "web"}, Ports: []model.EndpointPort{{Protocol: "TCP", Port: 80}}, Addresses: []model.Address{{Pod: "p1", IP: p1.PodIP}, {Pod: "p2", IP: p2.PodIP}}}
 	onlyEP := &fakeCluster{comps: []string{model.EndpointsController}}
 	wantViolation(t, CaughtUp(onlyEP, snap(svc, ep, p1, p2)), "not the ready non-terminating pods")
 	ep.Addresses = ep.Addresses[:1]

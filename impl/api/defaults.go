@@ -96,85 +96,9 @@ func defaultDeploymentSpec(s *DeploymentSpec) {
 	defaultPodSpec(&s.Template.Spec)
 }
 
-func defaultPodSpec(s *PodSpec) {
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = RestartPolicyAlways
-	}
-	if s.TerminationGracePeriodSeconds == nil {
-		s.TerminationGracePeriodSeconds = ptr[int64](DefaultTerminationGracePeriodSeconds)
-	}
-	if s.DNSPolicy == "" {
-		s.DNSPolicy = DNSClusterFirst
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = DefaultSchedulerName
-	}
-	if s.SecurityContext == nil {
-		s.SecurityContext = &PodSecurityContext{}
-	}
-	s.ServiceAccountName, s.DeprecatedServiceAccount = serviceAccountAlias(s.ServiceAccountName, s.DeprecatedServiceAccount)
-	for i := range s.InitContainers {
-		defaultKubeContainer(&s.InitContainers[i])
-	}
-	for i := range s.Containers {
-		defaultContainer(&s.Containers[i])
-	}
-	for i := range s.Volumes {
-		defaultKubeVolume(&s.Volumes[i].VolumeSource)
-	}
-}
-
-func defaultContainer(c *Container) {
-	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = DefaultPullPolicy(c.Image)
-	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = DefaultTerminationMessagePath
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = "File"
-	}
-	for i := range c.Ports {
-		if c.Ports[i].Protocol == "" {
-			c.Ports[i].Protocol = ProtocolTCP
-		}
-	}
-	for _, e := range c.Env {
-		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.APIVersion == "" {
-			e.ValueFrom.FieldRef.APIVersion = "v1"
-		}
-	}
-	for _, pr := range []*Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
-		defaultProbe(pr)
-	}
-}
-
-func defaultProbe(p *Probe) {
-	if p == nil {
-		return
-	}
-	if p.TimeoutSeconds == 0 {
-		p.TimeoutSeconds = 1
-	}
-	if p.PeriodSeconds == 0 {
-		p.PeriodSeconds = 10
-	}
-	if p.SuccessThreshold == 0 {
-		p.SuccessThreshold = 1
-	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = 3
-	}
-	if h := p.HTTPGet; h != nil {
-		if h.Path == "" {
-			h.Path = "/"
-		}
-		if h.Scheme == "" {
-			h.Scheme = "HTTP"
-		}
-	}
-	defaultGRPC(p.GRPC)
-}
+// defaultPodSpec: PodSpec is k8s.io/api's, so its defaults are the
+// workload kinds' (defaults_pod.go).
+func defaultPodSpec(s *PodSpec) { defaultKubePodSpec(s) }
 
 // serviceAccountAlias: a pod spec's serviceAccount is the deprecated alias
 // of serviceAccountName. Upstream's conversion takes it when
@@ -207,6 +131,11 @@ func defaultServiceSpec(s *ServiceSpec) {
 	}
 	if s.SessionAffinity == "" {
 		s.SessionAffinity = "None"
+	}
+	// Upstream's service strategy fills clusterIPs from clusterIP (a
+	// headless Service's is ["None"]), so both spellings read back alike.
+	if s.ClusterIP != "" && len(s.ClusterIPs) == 0 {
+		s.ClusterIPs = []string{s.ClusterIP}
 	}
 	// Upstream's SetDefaults_Service: a client-IP affinity lasts three
 	// hours; an externally reachable service routes cluster-wide; every

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -168,4 +169,64 @@ func TestDefaultServiceTraffic(t *testing.T) {
 	assert.Nil(t, ext.Spec.InternalTrafficPolicy)
 	assert.Nil(t, ext.Spec.AllocateLoadBalancerNodePorts)
 	require.NoError(t, Validate(ext))
+}
+
+// TestDefaultPodSpecDetails: upstream's SetDefaults_HTTPGetAction,
+// SetDefaults_ObjectFieldSelector and
+// SetDefaults_ServiceAccountTokenProjection reach lifecycle hooks and
+// volumes, not only probes and env.
+func TestDefaultPodSpecDetails(t *testing.T) {
+	field := func() *corev1.ObjectFieldSelector { return &corev1.ObjectFieldSelector{FieldPath: "metadata.name"} }
+	p := &Pod{Spec: PodSpec{
+		Containers: []Container{{Name: "c", Image: "x:1", Lifecycle: &corev1.Lifecycle{
+			PostStart: &corev1.LifecycleHandler{HTTPGet: &HTTPGetAction{Port: FromInt32(80)}},
+			PreStop:   &corev1.LifecycleHandler{HTTPGet: &HTTPGetAction{Port: FromInt32(80), Path: "/quit"}},
+		}}},
+		Volumes: []corev1.Volume{
+			{Name: "info", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+				Items: []corev1.DownwardAPIVolumeFile{{Path: "name", FieldRef: field()}}}}},
+			{Name: "all", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+				{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "name", FieldRef: field()}}}},
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}},
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "short", ExpirationSeconds: ptr[int64](600)}},
+			}}}},
+		},
+	}}
+	Default(p)
+	l := p.Spec.Containers[0].Lifecycle
+	assert.Equal(t, "/", l.PostStart.HTTPGet.Path)
+	assert.Equal(t, corev1.URISchemeHTTP, l.PostStart.HTTPGet.Scheme)
+	assert.Equal(t, "/quit", l.PreStop.HTTPGet.Path, "an explicit path stays")
+	assert.Equal(t, corev1.URISchemeHTTP, l.PreStop.HTTPGet.Scheme)
+	assert.Equal(t, "v1", p.Spec.Volumes[0].DownwardAPI.Items[0].FieldRef.APIVersion)
+	src := p.Spec.Volumes[1].Projected.Sources
+	assert.Equal(t, "v1", src[0].DownwardAPI.Items[0].FieldRef.APIVersion)
+	assert.Equal(t, int64(3600), *src[1].ServiceAccountToken.ExpirationSeconds)
+	assert.Equal(t, int64(600), *src[2].ServiceAccountToken.ExpirationSeconds, "an explicit expiry stays")
+}
+
+// TestDefaultHeadlessClusterIPs: a headless Service reads back with
+// clusterIPs ["None"], as upstream's service strategy fills them.
+func TestDefaultHeadlessClusterIPs(t *testing.T) {
+	s := &Service{ObjectMeta: ObjectMeta{Name: "db"}, Spec: ServiceSpec{ClusterIP: "None"}}
+	Default(s)
+	assert.Equal(t, []string{"None"}, s.Spec.ClusterIPs)
+	e := &Service{ObjectMeta: ObjectMeta{Name: "ext"}, Spec: ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "example.com"}}
+	Default(e)
+	assert.Nil(t, e.Spec.ClusterIPs, "an ExternalName Service has no cluster IP")
+}
+
+// TestDefaultJobPodFailurePolicy: SetDefaults_Job makes an
+// onPodConditions pattern match a True condition unless it says
+// otherwise.
+func TestDefaultJobPodFailurePolicy(t *testing.T) {
+	j := &Job{Spec: batchv1.JobSpec{PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+		Action: batchv1.PodFailurePolicyActionIgnore,
+		OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{
+			{Type: corev1.DisruptionTarget}, {Type: "Custom", Status: corev1.ConditionFalse}},
+	}}}}}
+	Default(j)
+	c := j.Spec.PodFailurePolicy.Rules[0].OnPodConditions
+	assert.Equal(t, corev1.ConditionTrue, c[0].Status)
+	assert.Equal(t, corev1.ConditionFalse, c[1].Status)
 }

@@ -131,6 +131,17 @@ func defaultJob(j *Job) {
 			s.PodReplacementPolicy = ptr(batchv1.TerminatingOrFailed)
 		}
 	}
+	// SetDefaults_Job: a pod failure policy's condition pattern matches
+	// a condition that is True unless it says otherwise.
+	if s.PodFailurePolicy != nil {
+		for i := range s.PodFailurePolicy.Rules {
+			for k, c := range s.PodFailurePolicy.Rules[i].OnPodConditions {
+				if c.Status == "" {
+					s.PodFailurePolicy.Rules[i].OnPodConditions[k].Status = corev1.ConditionTrue
+				}
+			}
+		}
+	}
 	if len(j.Labels) == 0 && len(s.Template.Labels) > 0 {
 		j.Labels = make(map[string]string, len(s.Template.Labels))
 		for k, v := range s.Template.Labels {
@@ -138,124 +149,4 @@ func defaultJob(j *Job) {
 		}
 	}
 	defaultKubePodSpec(&s.Template.Spec)
-}
-
-// defaultKubePodSpec is defaultPodSpec for a k8s.io/api pod spec, with
-// the volume defaults a template's volumes get.
-func defaultKubePodSpec(s *corev1.PodSpec) {
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = corev1.RestartPolicyAlways
-	}
-	if s.TerminationGracePeriodSeconds == nil {
-		s.TerminationGracePeriodSeconds = ptr[int64](DefaultTerminationGracePeriodSeconds)
-	}
-	if s.DNSPolicy == "" {
-		s.DNSPolicy = corev1.DNSClusterFirst
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = DefaultSchedulerName
-	}
-	if s.SecurityContext == nil {
-		s.SecurityContext = &corev1.PodSecurityContext{}
-	}
-	s.ServiceAccountName, s.DeprecatedServiceAccount = serviceAccountAlias(s.ServiceAccountName, s.DeprecatedServiceAccount)
-	for i := range s.InitContainers {
-		defaultKubeContainer(&s.InitContainers[i])
-	}
-	for i := range s.Containers {
-		defaultKubeContainer(&s.Containers[i])
-	}
-	for i := range s.Volumes {
-		defaultKubeVolume(&s.Volumes[i].VolumeSource)
-	}
-}
-
-func defaultKubeContainer(c *corev1.Container) {
-	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = corev1.PullPolicy(DefaultPullPolicy(c.Image))
-	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = DefaultTerminationMessagePath
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	}
-	for i := range c.Ports {
-		if c.Ports[i].Protocol == "" {
-			c.Ports[i].Protocol = corev1.ProtocolTCP
-		}
-	}
-	for _, e := range c.Env {
-		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.APIVersion == "" {
-			e.ValueFrom.FieldRef.APIVersion = "v1"
-		}
-	}
-	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
-		defaultKubeProbe(p)
-	}
-}
-
-func defaultKubeProbe(p *corev1.Probe) {
-	if p == nil {
-		return
-	}
-	if p.TimeoutSeconds == 0 {
-		p.TimeoutSeconds = 1
-	}
-	if p.PeriodSeconds == 0 {
-		p.PeriodSeconds = 10
-	}
-	if p.SuccessThreshold == 0 {
-		p.SuccessThreshold = 1
-	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = 3
-	}
-	if h := p.HTTPGet; h != nil {
-		if h.Path == "" {
-			h.Path = "/"
-		}
-		if h.Scheme == "" {
-			h.Scheme = corev1.URISchemeHTTP
-		}
-	}
-	defaultGRPC(p.GRPC)
-}
-
-// defaultGRPC: a gRPC probe's service is "" (the server's overall health)
-// when unset, as upstream's declarative default (+default="") fills it.
-func defaultGRPC(g *corev1.GRPCAction) {
-	if g != nil && g.Service == nil {
-		g.Service = ptr("")
-	}
-}
-
-// defaultKubeVolume: a volume with no source is an emptyDir; mounted
-// files get mode 0644; a hostPath's type is "" (unset).
-func defaultKubeVolume(v *corev1.VolumeSource) {
-	const mode = int32(0o644)
-	switch {
-	case v.HostPath != nil:
-		if v.HostPath.Type == nil {
-			v.HostPath.Type = ptr(corev1.HostPathUnset)
-		}
-	case v.ConfigMap != nil:
-		if v.ConfigMap.DefaultMode == nil {
-			v.ConfigMap.DefaultMode = ptr(mode)
-		}
-	case v.Secret != nil:
-		if v.Secret.DefaultMode == nil {
-			v.Secret.DefaultMode = ptr(mode)
-		}
-	case v.DownwardAPI != nil:
-		if v.DownwardAPI.DefaultMode == nil {
-			v.DownwardAPI.DefaultMode = ptr(mode)
-		}
-	case v.Projected != nil:
-		if v.Projected.DefaultMode == nil {
-			v.Projected.DefaultMode = ptr(mode)
-		}
-	case *v == (corev1.VolumeSource{}):
-		v.EmptyDir = &corev1.EmptyDirVolumeSource{}
-	}
 }

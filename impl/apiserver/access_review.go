@@ -12,7 +12,7 @@ import (
 // SelfSubjectAccessReview is what `kubectl auth can-i` asks: may I do
 // this? The answer comes from the same rules that authorize requests.
 
-// accessReviewPath is the one authorization.k8s.io resource served.
+// accessReviewPath is where SelfSubjectAccessReviews are created.
 const accessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 
 type selfSubjectAccessReview struct {

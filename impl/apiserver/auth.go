@@ -154,9 +154,17 @@ func (a *Auth) authorize(u User, verb string, rt route) error {
 }
 
 func (r Rule) allows(u User, verb string, rt route) bool {
-	who := matches(r.Users, u.Name) || slices.ContainsFunc(u.Groups, func(g string) bool { return matches(r.Groups, g) })
-	ns := len(r.Namespaces) == 0 || matches(r.Namespaces, rt.Namespace) && rt.Namespace != "" || slices.Contains(r.Namespaces, "*")
-	return who && ns && matches(r.Verbs, verb) && matches(r.Resources, rt.authzResource())
+	return r.names(u) && r.covers(rt.Namespace) && matches(r.Verbs, verb) && matches(r.Resources, rt.authzResource())
+}
+
+// names: the rule is for u, by name or by one of its groups.
+func (r Rule) names(u User) bool {
+	return matches(r.Users, u.Name) || slices.ContainsFunc(u.Groups, func(g string) bool { return matches(r.Groups, g) })
+}
+
+// covers: the rule holds in namespace ns ("" is the cluster scope).
+func (r Rule) covers(ns string) bool {
+	return len(r.Namespaces) == 0 || matches(r.Namespaces, ns) && ns != "" || slices.Contains(r.Namespaces, "*")
 }
 
 func matches(list []string, v string) bool {

@@ -27,7 +27,8 @@ const batchGroup = "batch"
 // discoveryGroup serves EndpointSlices.
 const discoveryGroup = api.DiscoveryGroup
 
-// authorizationGroup serves SelfSubjectAccessReviews.
+// authorizationGroup serves SelfSubjectAccessReviews and
+// SelfSubjectRulesReviews.
 const authorizationGroup = "authorization.k8s.io"
 
 // listedGroups are the groups /apis lists, in its order, each with the
@@ -35,7 +36,7 @@ const authorizationGroup = "authorization.k8s.io"
 // HorizontalPodAutoscalers' version. Its v1 is served (Scale is its kind)
 // but not listed: it has no top-level resources, and discovery clients
 // fail on a group version with an empty resource list.
-var listedGroups = []string{"apps", eventsGroup, api.APIExtensionsGroup, authorizationGroup, "autoscaling", batchGroup,
+var listedGroups = []string{"apps", eventsGroup, authenticationGroup, api.APIExtensionsGroup, authorizationGroup, "autoscaling", batchGroup,
 	coordinationGroup, discoveryGroup, api.NetworkingGroup, api.PolicyGroup, api.RBACGroup}
 
 // aggregatedType is the media type of aggregated discovery, asked for in
@@ -44,7 +45,7 @@ const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupD
 
 // builtinVersions are the versions of a built-in group's resources,
 // newest first; v1 for a group with none in the table (events.k8s.io,
-// authorization.k8s.io).
+// authorization.k8s.io, authentication.k8s.io).
 func builtinVersions(group string) []string {
 	var out []string
 	for _, r := range api.Resources() {
@@ -86,7 +87,12 @@ func resourcesOf(group, version string) []api.ResourceInfo {
 		return []api.ResourceInfo{eventsV1Info()}
 	case authorizationGroup:
 		return []api.ResourceInfo{{Resource: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview",
-			Kind: "SelfSubjectAccessReview", Group: authorizationGroup, Version: "v1", Verbs: []string{"create"}}}
+			Kind: "SelfSubjectAccessReview", Group: authorizationGroup, Version: "v1", Verbs: []string{"create"}},
+			{Resource: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview",
+				Kind: "SelfSubjectRulesReview", Group: authorizationGroup, Version: "v1", Verbs: []string{"create"}}}
+	case authenticationGroup:
+		return []api.ResourceInfo{{Resource: "selfsubjectreviews", Singular: "selfsubjectreview",
+			Kind: "SelfSubjectReview", Group: authenticationGroup, Version: "v1", Verbs: []string{"create"}}}
 	}
 	var out []api.ResourceInfo
 	for _, r := range api.Resources() {

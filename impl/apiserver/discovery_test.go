@@ -34,7 +34,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 		names = append(names, g.Name)
 	}
 	if groups.Kind != "APIGroupList" || groups.Groups[0].PreferredVersion.GroupVersion != "apps/v1" ||
-		strings.Join(names, " ") != "apps events.k8s.io apiextensions.k8s.io authorization.k8s.io autoscaling batch coordination.k8s.io discovery.k8s.io networking.k8s.io policy rbac.authorization.k8s.io" {
+		strings.Join(names, " ") != "apps events.k8s.io authentication.k8s.io apiextensions.k8s.io authorization.k8s.io autoscaling batch coordination.k8s.io discovery.k8s.io networking.k8s.io policy rbac.authorization.k8s.io" {
 		t.Fatalf("/apis: %+v", groups)
 	}
 	var group metav1.APIGroup

@@ -114,10 +114,22 @@ func roundTrip(t *testing.T, k *kubectlEnv, path string) {
 // applied one: a StatefulSet's volumeClaimTemplates (volumeMode,
 // status.phase), a NetworkPolicy's rules (a port's protocol), a binding's
 // subjects (a User's or Group's apiGroup). A PodDisruptionBudget's
-// selector has patch strategy "replace", which kubectl always sends.
+// selector has patch strategy "replace", which kubectl always sends. A
+// pod template's downwardAPI items and projected sources are atomic lists
+// whose entries the server defaults (a fieldRef's apiVersion, a token's
+// expirationSeconds).
 func resendsOnReapply(obj any) bool {
 	m, _ := obj.(map[string]any)
 	spec, _ := m["spec"].(map[string]any)
+	if template, _ := spec["template"].(map[string]any); template != nil {
+		podSpec, _ := template["spec"].(map[string]any)
+		volumes, _ := podSpec["volumes"].([]any)
+		for _, v := range volumes {
+			if v, _ := v.(map[string]any); v["downwardAPI"] != nil || v["projected"] != nil {
+				return true
+			}
+		}
+	}
 	switch m["kind"] {
 	case "StatefulSet":
 		return spec["volumeClaimTemplates"] != nil

@@ -141,8 +141,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveEventsV1(w, r, s.serve) // authenticated again, as core/v1
 		return
 	}
-	if strings.TrimSuffix(path, "/") == accessReviewPath {
+	switch strings.TrimSuffix(path, "/") {
+	case accessReviewPath:
 		s.accessReview(w, r, user)
+		return
+	case rulesReviewPath:
+		s.rulesReview(w, r, user)
+		return
+	case selfReviewPath:
+		s.selfReview(w, r, user)
 		return
 	}
 	rt, err := parseRoute(path)

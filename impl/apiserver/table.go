@@ -208,8 +208,11 @@ func printerFor(obj any) ([]tableColumn, func(api.Object) []any) {
 	if cols, row, ok := ownedPrinter(kind); ok {
 		return cols, row
 	}
-	if kind == "EndpointSlice" {
+	switch kind {
+	case "EndpointSlice":
 		return endpointSlicePrinter()
+	case "Endpoints":
+		return endpointsPrinter()
 	}
 	return []tableColumn{col("Name", "string", 0), col("Age", "string", 0)},
 		func(o api.Object) []any { return []any{name(o), age(o)} }

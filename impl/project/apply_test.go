@@ -138,13 +138,13 @@ func TestApplyOnRealisticObjects(t *testing.T) {
 		{"node.json", setModelCIDR, func(o model.Obj, _ *UIDs) { o.(*model.Node).Index = 251 }},
 		{"service.json", nil, func(o model.Obj, _ *UIDs) {
 			s := o.(*model.Service)
-			s.Port, s.Selector = 8080, map[string]string{"app": "other"}
+			s.Ports[0].Port, s.Selector = 8080, map[string]string{"app": "other"}
 		}},
 		{"endpoints.json", nil, func(o model.Obj, _ *UIDs) {
 			e := o.(*model.Endpoints)
 			// The not-ready pod became ready; addresses stay sorted by pod.
 			e.Addresses = append([]model.Address{{Pod: "myapp-7d9fbc5d8c-p4k7z", IP: "10.244.2.3", Node: "node-2"}}, e.Addresses...)
-			e.Port = 81
+			e.Ports[0].Port = 81
 		}},
 	} {
 		t.Run(c.file, func(t *testing.T) {

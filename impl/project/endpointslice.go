@@ -13,12 +13,12 @@ import (
 )
 
 // An EndpointSlice projects to the model's: its endpoints by pod (the
-// targetRef), address, node and conditions, and its first port. Writing
-// back keeps what the model does not carry (an endpoint's targetRef uid,
-// hostname, zone; the port's name and protocol).
+// targetRef), address, node and conditions, and its ports. Writing back
+// keeps what the model does not carry (an endpoint's targetRef uid,
+// hostname, zone; a port's app protocol).
 
 func endpointSliceToModel(e *api.EndpointSlice, m model.Meta) *model.EndpointSlice {
-	return &model.EndpointSlice{Meta: m, Endpoints: sliceEndpointsOf(e), Port: slicePort(e)}
+	return &model.EndpointSlice{Meta: m, Endpoints: sliceEndpointsOf(e), Ports: slicePortsOf(e)}
 }
 
 func sliceEndpointsOf(e *api.EndpointSlice) []model.SliceEndpoint {
@@ -41,11 +41,13 @@ func sliceTarget(ep discoveryv1.Endpoint) string {
 	return ep.TargetRef.Name
 }
 
-func slicePort(e *api.EndpointSlice) int {
-	if len(e.Ports) > 0 && e.Ports[0].Port != nil {
-		return int(*e.Ports[0].Port)
+func slicePortsOf(e *api.EndpointSlice) []model.EndpointPort {
+	var out []model.EndpointPort
+	for _, p := range e.Ports {
+		out = append(out, model.EndpointPort{Name: deref(p.Name), Protocol: string(deref(p.Protocol)), Port: int(deref(p.Port))})
 	}
-	return 0
+	model.SortEndpointPorts(out)
+	return out
 }
 
 func deref[T any](p *T) T {
@@ -56,43 +58,35 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// newEndpointSlice names the port after the Service's port, when template
-// is the Service (the slice's owner).
+// newEndpointSlice takes the Service (the slice's owner) as template, or
+// none.
 func newEndpointSlice(o *model.EndpointSlice, template api.Object) (*api.EndpointSlice, error) {
 	e := &api.EndpointSlice{TypeMeta: typeMeta(model.KindEndpointSlice), ObjectMeta: objectMeta(model.KindEndpointSlice, &o.Meta, template),
 		AddressType: discoveryv1.AddressTypeIPv4}
-	port := discoveryv1.EndpointPort{Name: ptr(""), Protocol: ptr(corev1.ProtocolTCP)}
 	switch t := template.(type) {
 	case nil:
 	case *api.Service:
 		if t == nil {
 			return nil, fmt.Errorf("%w: nil Service template", ErrMismatch)
 		}
-		if len(t.Spec.Ports) > 0 {
-			port.Name, port.Protocol = ptr(t.Spec.Ports[0].Name), ptr(corev1.Protocol(t.Spec.Ports[0].Protocol))
-		}
 	default:
 		return nil, fmt.Errorf("%w: an EndpointSlice takes a Service template, not %T", ErrMismatch, template)
 	}
-	writeEndpointSlice(e, o, port)
+	writeEndpointSlice(e, o)
 	return e, nil
 }
 
 func applyEndpointSlice(e *api.EndpointSlice, o *model.EndpointSlice) {
-	if slices.Equal(sliceEndpointsOf(e), sortedSliceEndpoints(o.Endpoints)) && slicePort(e) == o.Port {
+	if slices.Equal(sliceEndpointsOf(e), sortedSliceEndpoints(o.Endpoints)) && slices.Equal(slicePortsOf(e), o.Ports) {
 		return
 	}
-	port := discoveryv1.EndpointPort{Name: ptr(""), Protocol: ptr(corev1.ProtocolTCP)}
-	if len(e.Ports) > 0 {
-		port = e.Ports[0]
-	}
-	writeEndpointSlice(e, o, port)
+	writeEndpointSlice(e, o)
 }
 
 // writeEndpointSlice rebuilds the endpoints in pod order, reusing an
-// existing endpoint's extra fields, and the one port (none without
-// endpoints, as upstream's placeholder slice has none).
-func writeEndpointSlice(e *api.EndpointSlice, o *model.EndpointSlice, port discoveryv1.EndpointPort) {
+// existing endpoint's extra fields, and the model's ports (an app
+// protocol kept by name).
+func writeEndpointSlice(e *api.EndpointSlice, o *model.EndpointSlice) {
 	old := e.Endpoints
 	e.Endpoints = nil
 	for _, se := range sortedSliceEndpoints(o.Endpoints) {
@@ -109,10 +103,14 @@ func writeEndpointSlice(e *api.EndpointSlice, o *model.EndpointSlice, port disco
 		ep.Conditions = discoveryv1.EndpointConditions{Ready: ptr(se.Ready), Serving: ptr(se.Serving), Terminating: ptr(se.Terminating)}
 		e.Endpoints = append(e.Endpoints, ep)
 	}
+	oldPorts := e.Ports
 	e.Ports = nil
-	if o.Port != 0 {
-		port.Port = ptr(i32(o.Port))
-		e.Ports = []discoveryv1.EndpointPort{port}
+	for _, p := range o.Ports {
+		ep := discoveryv1.EndpointPort{Name: ptr(p.Name), Protocol: ptr(corev1.Protocol(p.Protocol)), Port: ptr(i32(p.Port))}
+		if i := slices.IndexFunc(oldPorts, func(x discoveryv1.EndpointPort) bool { return deref(x.Name) == p.Name }); i >= 0 {
+			ep.AppProtocol = oldPorts[i].AppProtocol
+		}
+		e.Ports = append(e.Ports, ep)
 	}
 }
 

@@ -20,9 +20,9 @@ func TestEndpointSliceFromService(t *testing.T) {
 	svc.Spec.Ports[0].Name = "http"
 	svc.UID = "svc-uid"
 	uids := NewUIDs()
-	ms := &model.Service{Meta: model.Meta{Name: "web", Namespace: "default", UID: uids.Of(string(svc.UID))}, Port: 80}
+	ms := &model.Service{Meta: model.Meta{Name: "web", Namespace: "default", UID: uids.Of(string(svc.UID))}, Ports: []model.ServicePort{{Name: "http", Protocol: "TCP", Port: 80, TargetPort: 80}}}
 	es := &model.EndpointSlice{Meta: model.Meta{Namespace: "default", Name: "web", Labels: model.SliceLabels(ms),
-		Owner: model.Owner{Kind: model.KindService, Name: "web", UID: ms.UID}}, Port: 80, Endpoints: []model.SliceEndpoint{
+		Owner: model.Owner{Kind: model.KindService, Name: "web", UID: ms.UID}}, Ports: []model.EndpointPort{{Name: "http", Protocol: "TCP", Port: 80}}, Endpoints: []model.SliceEndpoint{
 		{Pod: "web-b", IP: "127.100.0.3", Node: "n1", Serving: true, Terminating: true},
 		{Pod: "web-a", IP: "127.100.1.2", Node: "n2", Ready: true, Serving: true}}}
 	obj, err := New(es, svc, uids)
@@ -74,7 +74,7 @@ func TestEndpointSliceFromService(t *testing.T) {
 	if len(u.Endpoints) != 1 || *u.Endpoints[0].Hostname != "a" || u.Endpoints[0].TargetRef.UID != "pod-uid" || *u.Endpoints[0].Conditions.Ready || *u.Ports[0].Name != "http" {
 		t.Errorf("updated %s", mustJSON(t, u))
 	}
-	next.Endpoints, next.Port = nil, 0
+	next.Endpoints, next.Ports = nil, nil
 	empty, err := Apply(u, &next, uids)
 	if err != nil {
 		t.Fatal(err)

@@ -40,11 +40,11 @@ func TestExampleManifestsProject(t *testing.T) {
 	}{
 		{"my-app.yaml", []model.Obj{&model.Deployment{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: myapp},
 			Replicas: 3, Image: "nginx:1.21.6", PodLabels: myapp, MaxSurge: percent(25), MaxUnavailable: percent(25)}}},
-		{"my-service.yaml", []model.Obj{&model.Service{Meta: model.Meta{Namespace: "default", Name: "myapp"}, Selector: myapp, Port: 80}}},
+		{"my-service.yaml", []model.Obj{&model.Service{Meta: model.Meta{Namespace: "default", Name: "myapp"}, Selector: myapp, Ports: model.ServicePorts(80)}}},
 		{"echo.yaml", []model.Obj{
 			&model.Deployment{Meta: model.Meta{Namespace: "default", Name: "echo", Labels: echo},
 				Replicas: 3, Image: "converge.local/echo:v1", PodLabels: echo, MaxSurge: percent(25), MaxUnavailable: percent(25)},
-			&model.Service{Meta: model.Meta{Namespace: "default", Name: "echo"}, Selector: echo, Port: 80}}},
+			&model.Service{Meta: model.Meta{Namespace: "default", Name: "echo"}, Selector: echo, Ports: []model.ServicePort{{Protocol: "TCP", Port: 80, TargetPort: 8080}}}}},
 	} {
 		var got []model.Obj
 		for _, obj := range manifest(t, c.file) {
@@ -164,12 +164,12 @@ func TestTemplatesSurviveReplicaSetAndPod(t *testing.T) {
 	}
 }
 
-// Endpoints name their port after the Service's, and list addresses that
+// Endpoints carry the model's ports, and list addresses that
 // point back at their pods.
 func TestEndpointsFromService(t *testing.T) {
 	svc := ServiceFor("web", "web", 80)
 	svc.Spec.Ports[0].Name = "http"
-	e := &model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "web"}, Port: 80, Addresses: []model.Address{
+	e := &model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "web"}, Ports: []model.EndpointPort{{Name: "http", Protocol: "TCP", Port: 80}}, Addresses: []model.Address{
 		{Pod: "web-b", IP: "127.100.0.3", Node: "n1"}, {Pod: "web-a", IP: "127.100.1.2", Node: "n2"}}}
 	obj, err := New(e, svc, NewUIDs())
 	if err != nil {

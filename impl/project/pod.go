@@ -25,6 +25,7 @@ func podToModel(p *api.Pod, m model.Meta) (*model.Pod, error) {
 		Ready:        podReady(&p.Status),
 		PodIP:        p.Status.PodIP,
 		Gated:        len(p.Spec.SchedulingGates) > 0,
+		Ports:        namedPortsOf(&p.Spec),
 	}
 	if cs := containerStatusOf(p); cs != nil {
 		o.Restarts = int(cs.RestartCount)
@@ -54,8 +55,31 @@ func newPod(o *model.Pod, template api.Object) (*api.Pod, error) {
 	}
 	c.Resources.Requests[corev1.ResourceCPU] = milliQuantity(o.CPU)
 	c.Resources.Requests[corev1.ResourceMemory] = mibQuantity(o.Memory)
+	if template == nil && len(o.Ports) > 0 {
+		// A bare pod the model names ports for: its one container
+		// serves them. (A template's pods have the template's.)
+		c.Ports = nil
+		for _, cp := range o.Ports {
+			c.Ports = append(c.Ports, api.ContainerPort{Name: cp.Name, Protocol: corev1.Protocol(cp.Protocol), ContainerPort: i32(cp.Port)})
+		}
+	}
 	applyPod(p, o)
 	return p, nil
+}
+
+// namedPortsOf are the containers' named ports, in container order: what
+// a Service's named targetPort resolves to (upstream's FindPort reads
+// spec.containers).
+func namedPortsOf(s *api.PodSpec) []model.ContainerPort {
+	var out []model.ContainerPort
+	for _, c := range s.Containers {
+		for _, p := range c.Ports {
+			if p.Name != "" {
+				out = append(out, model.ContainerPort{Name: p.Name, Protocol: string(p.Protocol), Port: int(p.ContainerPort)})
+			}
+		}
+	}
+	return out
 }
 
 // applyPod writes the spec fields the model carries and the status a

@@ -49,9 +49,9 @@ func roundTrips() []model.Obj {
 			Index: 0, CPU: 4000, Memory: 8192, MaxPods: 110, Ready: true, Heartbeat: 7, TransitionAt: 2},
 		&model.Node{Meta: model.Meta{Name: "n300"}, Index: 300, CPU: 1500, Memory: 512, MaxPods: 3,
 			Taints: []string{"node.kubernetes.io/unreachable:NoExecute", "dedicated:NoSchedule"}, Heartbeat: 0, TransitionAt: 9},
-		&model.Service{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels}, Selector: labels, Port: 80},
+		&model.Service{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels}, Selector: labels, Ports: model.ServicePorts(80)},
 		&model.Service{Meta: model.Meta{Namespace: "default", Name: "portless"}},
-		&model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels}, Port: 80, Addresses: []model.Address{
+		&model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "myapp", Labels: labels}, Ports: []model.EndpointPort{{Protocol: "TCP", Port: 80}}, Addresses: []model.Address{
 			{Pod: "myapp-bcdf-0", IP: model.PodIP(1, 2), Node: "n1"}, {Pod: "myapp-bcdf-1", IP: model.PodIP(0, 5), Node: "n0"}}},
 		&model.Endpoints{Meta: model.Meta{Namespace: "default", Name: "empty"}},
 	}

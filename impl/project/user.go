@@ -9,20 +9,9 @@ import (
 // them and rendered by New, so a user action sent to the apiserver projects
 // to what the model stores.
 
-// NodeFor is the Node add-node registers: node number index (its pod
-// range), labelled kubernetes.io/hostname, the model's default capacity,
-// Ready with heartbeat and transition at logical time now.
+// NodeFor is the Node add-node registers: model.NewNode, rendered.
 func NodeFor(name string, index int, now int64) *api.Node {
-	return newNode(&model.Node{
-		Meta:         model.Meta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Index:        index,
-		CPU:          model.DefaultNodeCPU,
-		Memory:       model.DefaultNodeMemory,
-		MaxPods:      model.DefaultMaxPods,
-		Ready:        true,
-		Heartbeat:    now,
-		TransitionAt: now,
-	})
+	return newNode(model.NewNode(name, index, now))
 }
 
 // DeploymentFor is the Deployment apply creates: labelled, selecting and
@@ -54,7 +43,7 @@ func ServiceFor(name, app string, port int) *api.Service {
 	return newService(&model.Service{
 		Meta:     model.Meta{Name: name, Labels: map[string]string{"app": name}},
 		Selector: map[string]string{"app": app},
-		Port:     port,
+		Ports:    model.ServicePorts(port),
 	})
 }
 

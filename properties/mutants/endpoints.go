@@ -70,6 +70,7 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 	}
 	s := ms.(*model.Service)
 	var addrs []model.Address
+	var ports []model.EndpointPort
 	for _, obj := range e.pods.List() { // name order, as Endpoints want
 		o, err := project.ToModel(obj, e.uids)
 		if err != nil {
@@ -77,10 +78,19 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 		}
 		p := o.(*model.Pod)
 		if p.Namespace == s.Namespace && model.Matches(s.Selector, p.Labels) && (p.Ready || e.listUnready) && p.PodIP != "" && (!p.Deleting || e.keepTerminating) {
+			pp, ok := model.PodPorts(s, p)
+			switch {
+			case !ok:
+				continue
+			case len(addrs) == 0:
+				ports = pp
+			case !slices.Equal(pp, ports):
+				continue
+			}
 			addrs = append(addrs, model.Address{Pod: p.Name, IP: p.PodIP, Node: p.NodeName})
 		}
 	}
-	want := &model.Endpoints{Meta: model.Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Port: model.EndpointsPort(s, addrs)}
+	want := &model.Endpoints{Meta: model.Meta{Name: s.Name, Labels: s.Labels}, Addresses: addrs, Ports: ports}
 	if !have {
 		obj, err := project.New(want, svc, e.uids)
 		if err == nil {
@@ -96,7 +106,7 @@ func (e *endpoints) Reconcile(ctx context.Context, req controller.Request) (cont
 		return controller.Result{}, err
 	}
 	cur := mc.(*model.Endpoints)
-	if slices.Equal(cur.Addresses, addrs) && cur.Port == want.Port {
+	if slices.Equal(cur.Addresses, addrs) && slices.Equal(cur.Ports, want.Ports) {
 		return controller.Result{}, nil
 	}
 	want.Meta = cur.Meta // keeps the resourceVersion: a CAS on what we saw
