@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // enabled reports whether an action can happen now. User actions always
 // can (they may fail, which is a result, not a refusal), given a name.
 func (st *State) enabled(a Action) bool {
@@ -24,6 +26,8 @@ func (st *State) enabled(a Action) bool {
 	case OpNodeDown, OpNodeUp:
 		c := st.comps[KubeletName(a.Who)]
 		return c != nil && c.down == (a.Op == OpNodeUp)
+	case OpImageFails, OpImagePulls, OpContainerOOM, OpReadinessFails, OpReadinessPasses:
+		return st.enabledWorld(a)
 	}
 	c := st.comps[a.Who]
 	if c == nil {
@@ -102,7 +106,18 @@ func (st *State) EnabledFaults() []Action {
 			}
 		}
 	}
-	return append(out, Action{Op: OpCompact})
+	out = append(out, Action{Op: OpCompact})
+	return append(out, st.EnabledWorldFaults()...)
+}
+
+// EnabledWorldFaults lists the world faults that can happen now
+// (world.go), in a stable order. EnabledFaults lists them last, so that
+// the faults drawn before they were added keep their indices.
+func (st *State) EnabledWorldFaults() []Action {
+	images := ImagesInUse(st.Objects)
+	images = append(images, st.FailingImages()...)
+	slices.Sort(images)
+	return WorldFaults(slices.Compact(images), st.ImagePullFails, st.Containers(""))
 }
 
 // enabledDeliveries lists a component's relist or its informers' pending
