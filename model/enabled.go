@@ -1,7 +1,5 @@
 package model
 
-import "slices"
-
 // enabled reports whether an action can happen now. User actions always
 // can (they may fail, which is a result, not a refusal), given a name.
 func (st *State) enabled(a Action) bool {
@@ -114,10 +112,7 @@ func (st *State) EnabledFaults() []Action {
 // (world.go), in a stable order. EnabledFaults lists them last, so that
 // the faults drawn before they were added keep their indices.
 func (st *State) EnabledWorldFaults() []Action {
-	images := ImagesInUse(st.Objects)
-	images = append(images, st.FailingImages()...)
-	slices.Sort(images)
-	return WorldFaults(slices.Compact(images), st.ImagePullFails, st.Containers(""))
+	return WorldFaults(ImagesInUse(st.Objects), st.FailingImages(), st.Containers(""))
 }
 
 // enabledDeliveries lists a component's relist or its informers' pending

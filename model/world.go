@@ -1,6 +1,9 @@
 package model
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // The managed application's world: what the control plane does not
 // decide but its kubelets report. The operator-failure studies' largest
@@ -10,8 +13,9 @@ import "sort"
 // only when the world is unhappy. Each fault is an action (contract 1):
 //
 //   - image-fails IMAGE: every pull of the image fails from now on, as a
-//     bad tag or a registry that refuses it does; image-pulls IMAGE heals
-//     it. A kubelet that cannot pull reports ErrImagePull, then
+//     bad tag or a registry that refuses it does (enabled while an object
+//     names the image and no container has pulled it); image-pulls IMAGE
+//     heals it. A kubelet that cannot pull reports ErrImagePull, then
 //     ImagePullBackOff, and waits. Recovery leaves a failing image failing:
 //     it is the user's world, and an honest controller reports it rather
 //     than converges to Ready.
@@ -73,11 +77,10 @@ func PullRetries(m *Memory, h Host, image string) []string {
 // enabledWorld reports whether a world fault can happen now.
 func (st *State) enabledWorld(a Action) bool {
 	switch a.Op {
-	case OpImageFails, OpImagePulls:
-		if a.Image == "" || st.failing[a.Image] == (a.Op == OpImageFails) {
-			return false
-		}
-		return a.Op == OpImagePulls || inUse(ImagesInUse(st.Objects), a.Image)
+	case OpImageFails:
+		return !st.failing[a.Image] && slices.Contains(imagesToFail(ImagesInUse(st.Objects), st.failing, st.Containers("")), a.Image)
+	case OpImagePulls:
+		return st.failing[a.Image]
 	}
 	for _, c := range st.Containers(a.Who) {
 		if c.Pod == a.Key && c.Running && (a.Op == OpContainerOOM || c.Unready == (a.Op == OpReadinessPasses)) {
@@ -87,29 +90,40 @@ func (st *State) enabledWorld(a Action) bool {
 	return false
 }
 
-func inUse(images []string, image string) bool {
-	i := sort.SearchStrings(images, image)
-	return i < len(images) && images[i] == image
+// imagesToFail are the images whose failure means something: named by
+// an object and pulled by no container yet, so that every pod of a failing
+// image waits for it (a running container would keep running with the
+// image its node already has, and the end state would depend on when the
+// image failed, not only on the world).
+func imagesToFail(images []string, failing map[string]bool, containers []Container) []string {
+	pulled := map[string]bool{}
+	for _, c := range containers {
+		pulled[c.Image] = true
+	}
+	var out []string
+	for _, img := range images {
+		if !failing[img] && !pulled[img] {
+			out = append(out, img)
+		}
+	}
+	return out
 }
 
-// WorldFaults lists the world faults enabled over the given state: images
-// in use that could fail, failing ones that could pull again, then each
-// running container's OOM kill and probe flip, in a stable order. The
-// model and the stepped implementation both list theirs with it.
-func WorldFaults(images []string, failing func(string) bool, containers []Container) []Action {
+// WorldFaults lists the world faults enabled over the given state (the
+// images objects name, the failing ones, every container): the images that
+// could fail, the failing ones that could pull again, then each running
+// container's OOM kill and probe flip, in a stable order. The model and
+// the stepped implementation both list theirs with it.
+func WorldFaults(images []string, failing []string, containers []Container) []Action {
 	var out []Action
-	for _, img := range images {
-		if !failing(img) {
-			out = append(out, Action{Op: OpImageFails, Image: img})
-		}
+	set := map[string]bool{}
+	for _, img := range failing {
+		set[img] = true
 	}
-	var healed []string
-	for _, img := range images {
-		if failing(img) {
-			healed = append(healed, img)
-		}
+	for _, img := range imagesToFail(images, set, containers) {
+		out = append(out, Action{Op: OpImageFails, Image: img})
 	}
-	for _, img := range healed {
+	for _, img := range failing {
 		out = append(out, Action{Op: OpImagePulls, Image: img})
 	}
 	for _, c := range containers {

@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/converge-dev/converge/impl/container"
 	"github.com/converge-dev/converge/model"
@@ -84,38 +82,12 @@ func (s *Stepped) worldFault(a model.Action) {
 
 // enabledWorld mirrors the model's enabledWorld over the implementation.
 func (s *Stepped) enabledWorld(a model.Action) bool {
-	n := s.env.nodes
-	if !n.worldFaults() {
-		return false
-	}
-	for _, w := range s.worldFaultsOf(a) {
+	for _, w := range s.EnabledWorldFaults() {
 		if w == a {
 			return true
 		}
 	}
 	return false
-}
-
-// worldFaultsOf lists the enabled world faults of a's kind of target: all
-// of them for an image fault, a node's for a container fault.
-func (s *Stepped) worldFaultsOf(a model.Action) []model.Action {
-	n := s.env.nodes
-	if a.Op == model.OpImageFails || a.Op == model.OpImagePulls {
-		return model.WorldFaults(s.worldImages(), n.imagePullFails, nil)
-	}
-	return model.WorldFaults(nil, n.imagePullFails, n.containers(s.ctx, a.Who))
-}
-
-// worldImages are the images in use and the failing ones, sorted.
-func (s *Stepped) worldImages() []string {
-	set := map[string]bool{}
-	for _, img := range model.ImagesInUse(s.Objects) {
-		set[img] = true
-	}
-	for _, img := range s.env.nodes.failingImages() {
-		set[img] = true
-	}
-	return slices.Sorted(maps.Keys(set))
 }
 
 // EnabledWorldFaults lists the world faults that can happen now, in the
@@ -125,7 +97,7 @@ func (s *Stepped) EnabledWorldFaults() []model.Action {
 	if !n.worldFaults() {
 		return nil
 	}
-	return model.WorldFaults(s.worldImages(), n.imagePullFails, n.all(s.ctx))
+	return model.WorldFaults(model.ImagesInUse(s.Objects), n.failingImages(), n.all(s.ctx))
 }
 
 // FailingImages lists the images whose pulls fail now, sorted: the
