@@ -38,7 +38,7 @@ func (r *operatorRun) differential() {
 	// fault-free runs of the same inputs, as Sieve does: a random
 	// password, a value derived from a uid. Those fields are compared no
 	// further.
-	key := referenceKey(inputs, kinds) + "\x00again"
+	key := referenceKey(inputs, kinds) + r.worldKey() + "\x00again"
 	again, ok := r.shared.reference(key)
 	if !ok {
 		again = r.runReference(r.rt, inputs, kinds)
@@ -128,7 +128,7 @@ func setVarying(m map[string]any, path []string) {
 // inputs. A run is deterministic, so it is kept for the next check with
 // the same inputs: shrinking replays many.
 func (r *operatorRun) referenceState(inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
-	key := referenceKey(inputs, kinds)
+	key := referenceKey(inputs, kinds) + r.worldKey()
 	if want, ok := r.shared.reference(key); ok {
 		return want
 	}
@@ -159,7 +159,7 @@ func (r *operatorRun) startReference() {
 		return
 	}
 	inputs, kinds := r.finalInputs(), r.host.Kinds()
-	key := referenceKey(inputs, kinds)
+	key := referenceKey(inputs, kinds) + r.worldKey()
 	if _, ok := r.shared.reference(key); ok {
 		return
 	}
@@ -203,6 +203,7 @@ func (f *referenceFailure) Fatalf(format string, args ...any) {
 func (r *operatorRun) runReference(rt fataler, inputs []*unstructured.Unstructured, kinds []schema.GroupVersionKind) map[string]map[string]any {
 	ref := newOperatorRun(rt, r.t, r.op, r.shared)
 	defer ref.close()
+	r.sameWorld(ref)
 	ref.faults = false
 	ref.reference = true
 	for _, in := range inputs {

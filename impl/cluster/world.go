@@ -104,3 +104,15 @@ func (s *Stepped) EnabledWorldFaults() []model.Action {
 // world's state a reference cluster replaying the same run is given by
 // applying image-fails for each.
 func (s *Stepped) FailingImages() []string { return s.env.nodes.failingImages() }
+
+// StartWorld sets the images whose pulls fail before the run begins: the
+// world a reference run of another run's inputs is given (that run's
+// FailingImages), so that it sees the same world. It is no action (none is
+// recorded), and it reports false with a runtime the user gave.
+func (s *Stepped) StartWorld(failingImages []string) bool {
+	if !s.env.nodes.worldFaults() {
+		return false
+	}
+	s.env.nodes.fakes.FailPulls(failingImages...)
+	return true
+}
