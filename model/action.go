@@ -44,6 +44,14 @@ const (
 	OpAddFinalizer    // add UserFinalizer to a Deployment or Pod
 	OpRemoveFinalizer // remove it
 	OpCreateNamespace // create a Namespace
+	// World faults, numbered after the others for the same reason: the
+	// managed application's world, which the kubelet reports
+	// (model/world.go).
+	OpImageFails      // pulls of an image fail from now on (a bad tag, a registry that refuses it)
+	OpImagePulls      // they succeed again
+	OpContainerOOM    // a running container is killed for memory (exit 137, OOMKilled)
+	OpReadinessFails  // a running container's readiness probe starts failing
+	OpReadinessPasses // it passes again
 )
 
 var opNames = map[Op]string{
@@ -55,16 +63,23 @@ var opNames = map[Op]string{
 	OpAPIError: "api-error", OpTimeTravel: "time-travel",
 	OpAddFinalizer: "add-finalizer", OpRemoveFinalizer: "remove-finalizer",
 	OpCreateNamespace: "create-namespace",
+	OpImageFails:      "image-fails", OpImagePulls: "image-pulls", OpContainerOOM: "container-oom",
+	OpReadinessFails: "readiness-fails", OpReadinessPasses: "readiness-passes",
 }
 
 func (o Op) String() string { return opNames[o] }
 
 // IsUser, IsFault and IsStep classify an action.
 func (o Op) IsUser() bool {
-	return (o >= OpApply && o <= OpTick) || o >= OpAddFinalizer
+	return (o >= OpApply && o <= OpTick) || (o >= OpAddFinalizer && o <= OpCreateNamespace)
 }
 func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
-func (o Op) IsFault() bool { return o >= OpHold && o <= OpTimeTravel }
+func (o Op) IsFault() bool { return (o >= OpHold && o <= OpTimeTravel) || o.IsWorld() }
+
+// IsWorld tells a world fault: one of the managed application's world
+// (its images, its containers' memory and readiness), not of the control
+// plane.
+func (o Op) IsWorld() bool { return o >= OpImageFails && o <= OpReadinessPasses }
 
 // Action is one step of an interleaving. Unused fields are zero.
 type Action struct {
@@ -73,7 +88,7 @@ type Action struct {
 	Who string
 	// Key of the object for user actions (namespace/name; the name of a
 	// namespace); the queue key for reconcile; the pod's key for
-	// crash-container.
+	// crash-container and the container faults of the world.
 	Key string
 	// Kind of the object to delete (Deployment, Service, Pod or Namespace)
 	// or to add a finalizer to or remove it from, or of the informer to
@@ -173,9 +188,11 @@ func (a Action) String() string {
 		if a.CrashAfter > 0 {
 			kv("crash-after", strconv.Itoa(a.CrashAfter))
 		}
-	case OpCrashContainer:
+	case OpCrashContainer, OpContainerOOM, OpReadinessFails, OpReadinessPasses:
 		arg(a.Who)
 		arg(a.Key)
+	case OpImageFails, OpImagePulls:
+		arg(a.Image)
 	case OpAPIError:
 		arg(a.Who)
 		arg(strconv.Itoa(a.N))
@@ -272,11 +289,16 @@ func ParseAction(line string) (Action, error) {
 				*dst = &p
 			}
 		}
-	case OpScale, OpSetImage, OpCrashContainer:
+	case OpImageFails, OpImagePulls:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		a.Image = pos[0]
+	case OpScale, OpSetImage, OpCrashContainer, OpContainerOOM, OpReadinessFails, OpReadinessPasses:
 		if err = need(2); err != nil {
 			return a, err
 		}
-		if a.Op == OpCrashContainer {
+		if a.Op != OpScale && a.Op != OpSetImage {
 			a.Who = pos[0]
 			a.Key, err = key(KindPod, pos[1])
 		} else {

@@ -25,7 +25,8 @@ func (st *State) Recovery() []Action {
 			out = append(out, a)
 		}
 	}
-	return out
+	// Failing probes pass again; failing images stay failing (world.go).
+	return append(out, ProbeRecovery(st.Containers(""))...)
 }
 
 // NextQuiesceStep picks the next step of a fair schedule that delivers
@@ -117,7 +118,10 @@ func notConverged(format string, args ...any) error {
 // its current template on Ready nodes and says so in its status, old
 // ReplicaSets are at zero, Endpoints and every node's rules match the ready
 // pods, and nothing is orphaned or terminating, but for objects a user's
-// finalizer holds: nothing in the control plane can let those go.
+// finalizer holds: nothing in the control plane can let those go. A failing
+// image stays failing (world.go): a pod of it that does not run waits in
+// ImagePullBackOff, and a Deployment whose template names it (its rollout
+// stuck, as upstream's is) reports its pods as they are.
 func Converged(s *Snapshot) error {
 	live := func(m *Meta) bool {
 		cur := s.Objects[OwnerRef(m)]
@@ -139,13 +143,22 @@ func Converged(s *Snapshot) error {
 			return notConverged("node %s is not Ready", n.Name)
 		}
 	}
+	failing := map[string]bool{}
+	for _, img := range s.FailingImages {
+		failing[img] = true
+	}
 	running := map[int64]Container{}
 	for _, c := range s.Containers {
 		p, _ := s.Objects[RefTo(KindPod, c.Pod)].(*Pod)
-		if !c.Running || p == nil || p.UID != c.PodUID || p.NodeName != c.Node {
+		if p == nil || p.UID != c.PodUID || p.NodeName != c.Node || (!c.Running && !failing[p.Image]) {
+			// An exited container of a live pod stays only while its
+			// restart waits for its image, as upstream's dead
+			// containers stay until the pod's next start.
 			return notConverged("container %s is left over", c.ID)
 		}
-		running[c.PodUID] = c
+		if c.Running {
+			running[c.PodUID] = c
+		}
 	}
 	for _, o := range s.List(KindPod) {
 		p := o.(*Pod)
@@ -155,15 +168,25 @@ func Converged(s *Snapshot) error {
 		if p.Gated {
 			return notConverged("pod %s waits for its scheduling gates to be removed", KeyOf(p))
 		}
-		if _, ok := running[p.UID]; !ok || !p.Ready || p.Phase != PhaseRunning {
-			return notConverged("pod %s is not running and ready", KeyOf(p))
+		_, ok := running[p.UID]
+		if ok && p.Ready && p.Phase == PhaseRunning {
+			continue
 		}
+		if failing[p.Image] && !ok && p.NodeName != "" && !p.Ready && p.Waiting == WaitingImagePullBackOff {
+			continue // honestly waiting for an image that does not pull
+		}
+		return notConverged("pod %s is not running and ready", KeyOf(p))
 	}
 	for _, o := range s.List(KindDeployment) {
 		if o.meta().Deleting {
 			continue // held: its controller leaves it as it is
 		}
-		if err := deploymentConverged(s, o.(*Deployment)); err != nil {
+		d := o.(*Deployment)
+		check := deploymentConverged
+		if failing[d.Image] {
+			check = deploymentReportsPods
+		}
+		if err := check(s, d); err != nil {
 			return err
 		}
 	}
@@ -208,6 +231,37 @@ func deploymentConverged(s *Snapshot, d *Deployment) error {
 	r := d.Replicas
 	if d.Status != (DeploymentStatus{r, r, r, r}) || d.ObservedGeneration != d.Generation {
 		return notConverged("deployment %s status %+v at generation %d/%d, want %d everywhere", d.Name, d.Status, d.ObservedGeneration, d.Generation, r)
+	}
+	return nil
+}
+
+// deploymentReportsPods is convergence for a Deployment whose rollout an
+// image that does not pull holds: nothing moves any more, so its status
+// and its ReplicaSets' report their pods as they are (upstream's counts:
+// replicas are the non-terminating pods, ready the ready ones).
+func deploymentReportsPods(s *Snapshot, d *Deployment) error {
+	var pods, ready int
+	for _, o := range s.List(KindReplicaSet) {
+		rs := o.(*ReplicaSet)
+		if rs.Owner.UID != d.UID {
+			continue
+		}
+		var n, r int
+		for _, po := range s.List(KindPod) {
+			if p := po.(*Pod); p.Owner.UID == rs.UID && !p.Deleting {
+				n++
+				if p.Ready {
+					r++
+				}
+			}
+		}
+		if rs.Status != (ReplicaSetStatus{n, r}) {
+			return notConverged("replicaset %s status %d/%d ready, its pods %d/%d", rs.Name, rs.Status.ReadyReplicas, rs.Status.Replicas, r, n)
+		}
+		pods, ready = pods+n, ready+r
+	}
+	if d.Status.Replicas != pods || d.Status.ReadyReplicas != ready || d.Status.AvailableReplicas != ready || d.ObservedGeneration != d.Generation {
+		return notConverged("deployment %s status %+v at generation %d/%d, its pods %d/%d ready", d.Name, d.Status, d.ObservedGeneration, d.Generation, ready, pods)
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ func (st *State) enabled(a Action) bool {
 	case OpNodeDown, OpNodeUp:
 		c := st.comps[KubeletName(a.Who)]
 		return c != nil && c.down == (a.Op == OpNodeUp)
+	case OpImageFails, OpImagePulls, OpContainerOOM, OpReadinessFails, OpReadinessPasses:
+		return st.enabledWorld(a)
 	}
 	c := st.comps[a.Who]
 	if c == nil {
@@ -102,7 +104,15 @@ func (st *State) EnabledFaults() []Action {
 			}
 		}
 	}
-	return append(out, Action{Op: OpCompact})
+	out = append(out, Action{Op: OpCompact})
+	return append(out, st.EnabledWorldFaults()...)
+}
+
+// EnabledWorldFaults lists the world faults that can happen now
+// (world.go), in a stable order. EnabledFaults lists them last, so that
+// the faults drawn before they were added keep their indices.
+func (st *State) EnabledWorldFaults() []Action {
+	return WorldFaults(ImagesInUse(st.Objects), st.FailingImages(), st.Containers(""))
 }
 
 // enabledDeliveries lists a component's relist or its informers' pending

@@ -68,8 +68,10 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	// A container started now is reported not ready; it turns ready on the
-	// next sync, once it has been seen running (a readiness probe passing).
-	ready := running != nil
+	// next sync, once it has been seen running (a readiness probe passing),
+	// and stays ready while its probe passes.
+	ready := running != nil && !running.Unready
+	np := p.shallow().(*Pod)
 	if running == nil {
 		// A pod that ran before and has lost its container (a machine
 		// replaced under the same node name) restarts it: the restart
@@ -78,8 +80,21 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 		switch {
 		case exited != nil:
 			attempt = exited.Attempt + 1
+			np.LastReason, np.LastExitCode = exitReason(exited), exited.ExitCode
 		case p.Phase == PhaseRunning:
 			attempt = p.Restarts + 1
+		}
+		if waiting := waitingReason(h, p, exited); waiting != "" {
+			// Not started: the pull failed, or a container that crashed
+			// again after a restart backs off for one sync.
+			np.Ready, np.Waiting = false, waiting
+			if exited != nil {
+				np.Restarts = exited.Attempt
+			}
+			if statusChanged(p, np) {
+				t.Update(VerbStatus, p, np)
+			}
+			return
 		}
 		// Starting replaces the pod's exited container, if any.
 		ctr := Container{ID: ContainerID(c.Node, KeyOf(p), attempt), Node: c.Node, Pod: KeyOf(p), PodUID: p.UID, Image: p.Image, Attempt: attempt, Running: true, IP: podIP(c, h, p, exited)}
@@ -88,12 +103,45 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 		}
 		running = &ctr
 	}
-	np := p.shallow().(*Pod)
-	np.Phase, np.Ready, np.Restarts = PhaseRunning, ready, running.Attempt
+	np.Phase, np.Ready, np.Restarts, np.Waiting = PhaseRunning, ready, running.Attempt, ""
 	np.PodIP = podIP(c, h, p, running)
-	if np.Phase != p.Phase || np.Ready != p.Ready || np.Restarts != p.Restarts || np.PodIP != p.PodIP {
+	if statusChanged(p, np) {
 		t.Update(VerbStatus, p, np)
 	}
+}
+
+// waitingReason is why the kubelet does not start p's container now, in
+// its words: the image does not pull (ErrImagePull, then ImagePullBackOff
+// until the image pulls again: PullRetries), or the container crashed
+// again after a restart and has not yet been reported backing off
+// (CrashLoopBackOff; the sync that its report wakes restarts it). "" to
+// start it.
+func waitingReason(h Host, p *Pod, exited *Container) string {
+	switch {
+	case h.ImagePullFails(p.Image):
+		if p.Waiting == WaitingErrImagePull || p.Waiting == WaitingImagePullBackOff {
+			return WaitingImagePullBackOff
+		}
+		return WaitingErrImagePull
+	case exited != nil && exited.Attempt > 0 && (p.Waiting != WaitingCrashLoopBackOff || p.Restarts != exited.Attempt):
+		return WaitingCrashLoopBackOff
+	}
+	return ""
+}
+
+// exitReason is how an exited container ended, as lastState.terminated
+// says it.
+func exitReason(c *Container) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	return ReasonError
+}
+
+// statusChanged tells whether the kubelet's status fields differ.
+func statusChanged(p, np *Pod) bool {
+	return np.Phase != p.Phase || np.Ready != p.Ready || np.Restarts != p.Restarts || np.PodIP != p.PodIP ||
+		np.Waiting != p.Waiting || np.LastReason != p.LastReason || np.LastExitCode != p.LastExitCode
 }
 
 // podIP is the pod's address: the one it has, else the one its container

@@ -428,6 +428,9 @@ type Host interface {
 	NodeIndex(node string) int
 	Containers(node string) []Container // sorted by ID
 	Rules(node string) map[string]Rule  // read-only
+	// ImagePullFails tells whether a pull of the image fails now (a world
+	// fault, model/world.go): the kubelet's pull attempt, answered.
+	ImagePullFails(image string) bool
 }
 
 // Writer makes a component's writes in order. Store writes return the

@@ -273,7 +273,29 @@ type Pod struct {
 	// Ports are the containers' named ports, which a Service's named
 	// targetPort resolves to; they come from the pod's template.
 	Ports []ContainerPort
+	// Waiting is why the container is not running, in the kubelet's words
+	// (state.waiting.reason): WaitingErrImagePull, WaitingImagePullBackOff
+	// or WaitingCrashLoopBackOff; "" while it runs or before the kubelet
+	// has tried.
+	Waiting string
+	// LastReason and LastExitCode are how the previous attempt ended
+	// (lastState.terminated): ReasonError 1 or ReasonOOMKilled 137; ""
+	// before any attempt has ended.
+	LastReason   string
+	LastExitCode int
 }
+
+// The kubelet's reasons for a waiting container and a terminated one
+// (k8s.io/kubernetes pkg/kubelet/images and kuberuntime).
+const (
+	WaitingErrImagePull     = "ErrImagePull"
+	WaitingImagePullBackOff = "ImagePullBackOff"
+	WaitingCrashLoopBackOff = "CrashLoopBackOff"
+	ReasonError             = "Error"
+	ReasonOOMKilled         = "OOMKilled"
+	ExitOOMKilled           = 137 // 128+SIGKILL: the kernel's OOM killer
+	ExitError               = 1
+)
 
 func (p *Pod) meta() *Meta  { return &p.Meta }
 func (p *Pod) Kind() Kind   { return KindPod }
@@ -349,6 +371,12 @@ type Container struct {
 	Attempt  int
 	Running  bool
 	ExitCode int
+	// Reason is how an exited container ended: ReasonError, or
+	// ReasonOOMKilled when the kernel killed it for memory.
+	Reason string
+	// Unready: the container's readiness probe fails (a world fault); its
+	// kubelet reports the pod not ready while it does.
+	Unready bool
 	// IP is the pod's address the container binds (host network). It is
 	// an input to the runtime, not observed state.
 	IP string

@@ -27,13 +27,29 @@ func (r *nodeRuntime) add(c *Container) { r.containers[c.ID] = c }
 func (r *nodeRuntime) remove(id string) { delete(r.containers, id) }
 
 // crash marks a running container exited (a copy: values are shared with clones).
-func (r *nodeRuntime) crash(id string, code int) bool {
+func (r *nodeRuntime) crash(id string, code int, reason string) bool {
 	c := r.containers[id]
 	if c == nil || !c.Running {
 		return false
 	}
 	d := *c
-	d.Running, d.ExitCode = false, code
+	d.Running, d.ExitCode, d.Reason = false, code, reason
+	r.containers[id] = &d
+	return true
+}
+
+// worldFault kills a running container for memory or flips its readiness
+// probe; it reports whether the container was there to take it.
+func (r *nodeRuntime) worldFault(id string, op Op) bool {
+	if op == OpContainerOOM {
+		return r.crash(id, ExitOOMKilled, ReasonOOMKilled)
+	}
+	c := r.containers[id]
+	if c == nil || !c.Running || c.Unready == (op == OpReadinessFails) {
+		return false
+	}
+	d := *c
+	d.Unready = op == OpReadinessFails
 	r.containers[id] = &d
 	return true
 }

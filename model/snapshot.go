@@ -18,11 +18,14 @@ type Snapshot struct {
 	Objects    map[Ref]Obj
 	Containers []Container                // sorted by ID
 	Rules      map[string]map[string]Rule // node -> Service -> rule
+	// FailingImages are the images whose pulls fail (world.go), sorted.
+	FailingImages []string
 }
 
 // Snapshot captures the observable state. It shares the (immutable) objects.
 func (st *State) Snapshot() *Snapshot {
-	s := &Snapshot{Now: st.now, Objects: make(map[Ref]Obj, len(st.store.objs)), Containers: st.Containers(""), Rules: map[string]map[string]Rule{}}
+	s := &Snapshot{Now: st.now, Objects: make(map[Ref]Obj, len(st.store.objs)), Containers: st.Containers(""), Rules: map[string]map[string]Rule{},
+		FailingImages: st.FailingImages()}
 	for r, o := range st.store.objs {
 		s.Objects[r] = o
 	}
@@ -130,6 +133,10 @@ func (s *Snapshot) Fields(o Obj) []Field {
 			ps = append(ps, p.Name+":"+strconv.Itoa(p.Port)+"/"+p.Protocol)
 		}
 		add("spec.containers.ports", ps)
+		add("status.waiting", x.Waiting)
+		if x.LastReason != "" {
+			add("status.lastTerminated", x.LastReason+" exit="+strconv.Itoa(x.LastExitCode))
+		}
 	case *Node:
 		add("spec.podCIDR", PodIP(x.Index, 0)+"/24")
 		add("spec.taints", x.Taints)
@@ -236,8 +243,13 @@ func (s *Snapshot) Lines() []string {
 	}
 	for _, c := range s.Containers {
 		state := "running"
-		if !c.Running {
+		switch {
+		case !c.Running && c.Reason == ReasonOOMKilled:
+			state = "exited(" + strconv.Itoa(c.ExitCode) + " OOMKilled)"
+		case !c.Running:
 			state = "exited(" + strconv.Itoa(c.ExitCode) + ")"
+		case c.Unready:
+			state = "running unready"
 		}
 		owner := "pod=" + c.Pod
 		if p, _ := s.Objects[RefTo(KindPod, c.Pod)].(*Pod); p == nil || p.UID != c.PodUID {
@@ -250,6 +262,9 @@ func (s *Snapshot) Lines() []string {
 			r := s.Rules[n][svc]
 			out = append(out, fmt.Sprintf("rules/%s/%s port=%d backends=%s", n, svc, r.Port, strings.Join(r.Backends, ",")))
 		}
+	}
+	for _, img := range s.FailingImages {
+		out = append(out, "images/"+img+" pulls fail")
 	}
 	return append(out, "clock="+strconv.FormatInt(s.Now, 10))
 }

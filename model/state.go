@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 )
 
@@ -27,7 +28,8 @@ type State struct {
 	names     []string // component names, sorted
 	runtime   map[string]*nodeRuntime
 	nodeIndex map[string]int
-	lastRetry string // whose failed key the last reconcile retried (RetryOrder)
+	failing   map[string]bool // images whose pulls fail (world.go)
+	lastRetry string          // whose failed key the last reconcile retried (RetryOrder)
 	// undelivered: no component before names[undelivered] has a delivery
 	// enabled. NextQuiesceStep starts its search there: with a thousand
 	// nodes, scanning every component on every step was nearly all of a
@@ -44,7 +46,7 @@ var ControlPlane = []string{DeploymentController, ReplicaSetController, Schedule
 // New returns an empty cluster with the control-plane components running
 // and no nodes.
 func New(cfg Config) *State {
-	st := &State{cfg: cfg, store: newStore(), comps: map[string]*component{}, runtime: map[string]*nodeRuntime{}, nodeIndex: map[string]int{}}
+	st := &State{cfg: cfg, store: newStore(), comps: map[string]*component{}, runtime: map[string]*nodeRuntime{}, nodeIndex: map[string]int{}, failing: map[string]bool{}}
 	for _, n := range ControlPlane {
 		st.addComponent(n)
 	}
@@ -84,6 +86,7 @@ func (st *State) Clone() *State {
 	for k, v := range st.runtime {
 		c.runtime[k] = v.clone()
 	}
+	c.failing = maps.Clone(st.failing)
 	c.nodeIndex = make(map[string]int, len(st.nodeIndex))
 	for k, v := range st.nodeIndex {
 		c.nodeIndex[k] = v
@@ -268,6 +271,10 @@ func (st *State) trimLog() {
 }
 
 func (st *State) fault(a Action) Result {
+	if a.Op.IsWorld() {
+		st.worldFault(a)
+		return Result{}
+	}
 	c := st.comps[a.Who]
 	switch a.Op {
 	case OpHold:
@@ -296,7 +303,7 @@ func (st *State) fault(a Action) Result {
 	case OpCrashContainer:
 		rt := st.runtime[a.Who]
 		for _, ctr := range st.Containers(a.Who) {
-			if ctr.Pod == a.Key && rt.crash(ctr.ID, 1) {
+			if ctr.Pod == a.Key && rt.crash(ctr.ID, ExitError, ReasonError) {
 				// The kubelet's pod lifecycle event generator notices.
 				st.comps[KubeletName(a.Who)].enqueue(a.Key)
 			}

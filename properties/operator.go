@@ -47,6 +47,10 @@ type Operator struct {
 	// restarts against a lagging apiserver, dropped watches, transient
 	// API errors, and the control plane's own faults.
 	NoFaults bool
+	// NoWorldFaults keeps the other faults but turns off those of the
+	// managed application's world (model/world.go): images that do not
+	// pull, containers killed for memory, failing readiness probes.
+	NoWorldFaults bool
 	// Invariant, if set, is checked after every step, on the objects as
 	// stored.
 	Invariant func(ctx context.Context, c client.Reader) error

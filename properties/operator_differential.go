@@ -42,7 +42,7 @@ func (r *operatorRun) differential() {
 	// fault-free runs of the same inputs, as Sieve does: a random
 	// password, a value derived from a uid. Those fields are compared no
 	// further.
-	key := referenceKey(ops, kinds) + "\x00again"
+	key := referenceKey(ops, kinds) + r.worldKey() + "\x00again"
 	again, ok := r.shared.reference(key)
 	if !ok {
 		again = r.runReference(r.rt, ops, kinds)
@@ -132,7 +132,7 @@ func setVarying(m map[string]any, path []string) {
 // ops. A run is deterministic, so it is kept for the next check with
 // the same inputs: shrinking replays many.
 func (r *operatorRun) referenceState(ops []historyInput, kinds []schema.GroupVersionKind) map[string]map[string]any {
-	key := referenceKey(ops, kinds)
+	key := referenceKey(ops, kinds) + r.worldKey()
 	if want, ok := r.shared.reference(key); ok {
 		return want
 	}
@@ -163,7 +163,7 @@ func (r *operatorRun) startReference() {
 		return
 	}
 	ops, kinds := r.hist.replay(), r.host.Kinds()
-	key := referenceKey(ops, kinds)
+	key := referenceKey(ops, kinds) + r.worldKey()
 	if _, ok := r.shared.reference(key); ok {
 		return
 	}
@@ -207,6 +207,7 @@ func (f *referenceFailure) Fatalf(format string, args ...any) {
 func (r *operatorRun) runReference(rt fataler, ops []historyInput, kinds []schema.GroupVersionKind) map[string]map[string]any {
 	ref := newOperatorRun(rt, r.t, r.op, r.shared)
 	defer ref.close()
+	r.sameWorld(ref)
 	ref.faults = false
 	ref.reference = true
 	for _, in := range ops {

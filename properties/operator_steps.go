@@ -175,6 +175,9 @@ func (r *operatorRun) timers() {
 // lagging apiserver, a dropped watch) or the control plane. A reconcile's
 // own faults (crash points, API errors) are drawn with it.
 func (r *operatorRun) fault(rt *rapid.T) {
+	if r.worldFault(rt) {
+		return
+	}
 	switch rapid.IntRange(0, 3).Draw(rt, "fault") {
 	case 0:
 		r.record("fault", "restart", "operator", joinNotes("the operator restarts", killed(r.host.Parked())), nil)

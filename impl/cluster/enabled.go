@@ -29,6 +29,8 @@ func (s *Stepped) enabled(a model.Action) bool {
 	case model.OpNodeDown, model.OpNodeUp:
 		c := s.comps[model.KubeletName(a.Who)]
 		return c != nil && c.down == (a.Op == model.OpNodeUp)
+	case model.OpImageFails, model.OpImagePulls, model.OpContainerOOM, model.OpReadinessFails, model.OpReadinessPasses:
+		return s.enabledWorld(a)
 	}
 	c := s.comps[a.Who]
 	if c == nil {
@@ -155,7 +157,8 @@ func (s *Stepped) Recovery() []model.Action {
 			out = append(out, model.Action{Op: model.OpNodeUp, Who: node})
 		}
 	}
-	return out
+	// Failing probes pass again; failing images stay failing.
+	return append(out, model.ProbeRecovery(s.env.nodes.all(s.ctx))...)
 }
 
 // EnabledFaults lists the faults that can be injected now, in the model's
@@ -184,7 +187,8 @@ func (s *Stepped) EnabledFaults() []model.Action {
 			}
 		}
 	}
-	return append(out, model.Action{Op: model.OpCompact})
+	out = append(out, model.Action{Op: model.OpCompact})
+	return append(out, s.EnabledWorldFaults()...)
 }
 
 // Objects returns the stored objects of one kind, projected, in name order.

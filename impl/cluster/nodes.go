@@ -32,6 +32,9 @@ type nodes struct {
 	// when it changes (container.Versioned): a kubelet lists its node's
 	// containers on every sync, up to three times.
 	listed map[string]listedContainers
+	// fakes is the built-in fake runtime's host, which takes the world
+	// faults (world.go); nil with a runtime the user gives.
+	fakes *container.FakeHost
 }
 
 type listedContainers struct {
@@ -181,10 +184,23 @@ func (n *nodes) list(ctx context.Context, rt container.Runtime, node string) ([]
 			ID: model.ContainerID(node, model.Key(c.PodNamespace, c.PodName), c.Attempt), Node: node, Pod: model.Key(c.PodNamespace, c.PodName),
 			PodUID: n.uids.Of(c.PodUID), Image: c.Image, Attempt: c.Attempt,
 			Running: c.State == container.StateRunning, ExitCode: c.ExitCode, IP: c.PodIP,
+			Reason: exitReason(c), Unready: c.Unready,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// exitReason is the model's reason of an exited container: OOMKilled, else
+// Error, as the model's runtime keeps it.
+func exitReason(c container.ContainerStatus) string {
+	switch {
+	case c.State == container.StateRunning:
+		return ""
+	case c.Reason == container.ReasonOOMKilled:
+		return model.ReasonOOMKilled
+	}
+	return model.ReasonError
 }
 
 // all lists every node's containers, sorted by ID.

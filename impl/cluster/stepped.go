@@ -138,8 +138,9 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 	}
 	uids := project.NewUIDs()
 	runtime := cfg.Runtime
+	var fakes *container.FakeHost
 	if runtime == nil {
-		fakes := container.NewFakeHost(s.clock)
+		fakes = container.NewFakeHost(s.clock)
 		runtime = func(node string) container.Runtime { return fakes.Node(node) }
 	}
 	s.env = &env{
@@ -149,6 +150,7 @@ func newCore(cfg SteppedConfig, stepped bool) (*Stepped, error) {
 		stepped: stepped,
 	}
 	s.env.nodes = newNodes(uids, runtime)
+	s.env.nodes.fakes = fakes
 	s.start = s.startStepped
 	return s, nil
 }
@@ -343,6 +345,10 @@ func (s *Stepped) heartbeat(ctx context.Context, node string) []model.Write {
 }
 
 func (s *Stepped) fault(a model.Action) model.Result {
+	if a.Op.IsWorld() {
+		s.worldFault(a)
+		return model.Result{}
+	}
 	c := s.comps[a.Who]
 	switch a.Op {
 	case model.OpHold:

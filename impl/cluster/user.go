@@ -110,5 +110,6 @@ func (s *Stepped) Snapshot() *model.Snapshot {
 	snap.Now = s.logical.Load()
 	snap.Containers = s.env.nodes.all(ctx)
 	snap.Rules = s.env.nodes.allRules()
+	snap.FailingImages = s.env.nodes.failingImages()
 	return snap
 }

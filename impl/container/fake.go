@@ -35,6 +35,8 @@ type FakeHost struct {
 	// versions counts, per node, the changes to its containers (Version).
 	versions map[string]uint64
 	log      []string
+	// failing are the images whose pulls fail on every node (fake_world.go).
+	failing map[string]bool
 }
 
 type fakeContainer struct {
@@ -49,7 +51,7 @@ func NewFakeHost(clock func() time.Time) *FakeHost {
 		clock = func() time.Time { return time.Unix(0, 0).UTC() }
 	}
 	return &FakeHost{clock: clock, nodes: map[string]*Fake{}, containers: map[string]*fakeContainer{},
-		byNode: map[string]map[string]*fakeContainer{}, versions: map[string]uint64{}}
+		byNode: map[string]map[string]*fakeContainer{}, versions: map[string]uint64{}, failing: map[string]bool{}}
 }
 
 // Node returns the runtime of the named node, the same one on every call, so
@@ -195,7 +197,7 @@ func (f *Fake) HasImage(image string) bool {
 }
 
 func (f *Fake) hasImageLocked(image string) bool {
-	return !f.absent[image] && (!f.restricted || f.present[image])
+	return !f.host.failing[image] && !f.absent[image] && (!f.restricted || f.present[image])
 }
 
 // Crash makes one of this node's running containers exit with exitCode.
@@ -259,7 +261,9 @@ func (f *Fake) Start(ctx context.Context, spec ContainerSpec) (ContainerStatus, 
 	}
 	if !f.hasImageLocked(spec.Image) {
 		f.host.log = append(f.host.log, fmt.Sprintf("%s start %s %s", f.node, spec.ID, ReasonErrImagePull))
-		return WaitingStatus(spec), fmt.Errorf("%w: %s", ErrImageNotPresent, spec.Image)
+		st := WaitingStatus(spec)
+		st.Message = PullFailure(spec.Image)
+		return st, fmt.Errorf("%w: %s", ErrImageNotPresent, spec.Image)
 	}
 	spec.Command = append([]string(nil), spec.Command...)
 	spec.Args = append([]string(nil), spec.Args...)

@@ -87,8 +87,13 @@ type ContainerStatus struct {
 	State    State
 	ExitCode int
 	// Reason is ErrImagePull/ImagePullBackOff while waiting and
-	// Error/Completed/OOMKilled once exited.
-	Reason                string
+	// Error/Completed/OOMKilled once exited; Message says more, as the
+	// kubelet's waiting message does.
+	Reason, Message string
+	// Unready: the container's readiness probe fails. Only the fake
+	// reports it (an injected fault, FailReadiness); a kubelet over a real
+	// runtime probes the process itself.
+	Unready               bool
 	StartedAt, FinishedAt time.Time
 }
 

@@ -29,6 +29,7 @@ func podToModel(p *api.Pod, m model.Meta) (*model.Pod, error) {
 	}
 	if cs := containerStatusOf(p); cs != nil {
 		o.Restarts = int(cs.RestartCount)
+		o.Waiting, o.LastReason, o.LastExitCode = waitingOf(cs)
 	}
 	return o, nil
 }
@@ -107,6 +108,9 @@ func applyPod(p *api.Pod, o *model.Pod) {
 	if podReady(&p.Status) != o.Ready {
 		setPodCondition(&p.Status, api.PodReady, o.Ready)
 		setPodCondition(&p.Status, api.ContainersReady, o.Ready)
+		if !o.Ready && o.Phase == model.PhaseRunning {
+			explainNotReady(p, o)
+		}
 	}
 	if p.Status.PodIP != o.PodIP {
 		p.Status.PodIP = o.PodIP
@@ -128,7 +132,7 @@ func applyContainerStatus(p *api.Pod, o *model.Pod) {
 	cs := containerStatusOf(p)
 	running := o.Phase == model.PhaseRunning
 	if cs == nil {
-		if !running && !o.Ready && o.Restarts == 0 {
+		if !running && !o.Ready && o.Restarts == 0 && o.Waiting == "" {
 			return
 		}
 		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses,
@@ -142,10 +146,11 @@ func applyContainerStatus(p *api.Pod, o *model.Pod) {
 		cs.RestartCount = i32(o.Restarts)
 		cs.Image = o.Image
 	}
-	if running && cs.State.Running == nil {
+	applyWaiting(p, cs, o)
+	if running && o.Waiting == "" && cs.State.Running == nil {
 		cs.State = api.ContainerState{Running: &api.ContainerStateRunning{}}
 	}
-	if running && (cs.Started == nil || !*cs.Started) {
+	if running && o.Waiting == "" && (cs.Started == nil || !*cs.Started) {
 		cs.Started = ptr(true)
 	}
 }
