@@ -1,9 +1,9 @@
 // Package docs checks the repository's documents against the code, so they
 // cannot drift: every shell block marked runnable in README.md and in the
 // guides docs/*.md runs (with its budgets cut), every relative link in them
-// names a file that exists, and ARCHITECTURE.md's layering table is what the
-// packages import. It has no code of its own; the checks are its tests, which
-// `make test` runs.
+// names a file that exists, only the performance guide carries dates, and
+// ARCHITECTURE.md's layering table is what the packages import. It has no
+// code of its own; the checks are its tests, which `make test` runs.
 //
 // A block is runnable when the line before its opening fence is
 //
