@@ -54,7 +54,7 @@ func runnableCommands(t *testing.T, readme string) (cmds []string, lines []int) 
 			in = marked
 			marked = false
 			if in && trimmed != "```sh" && trimmed != "```bash" {
-				t.Fatalf("README.md:%d: a runnable block must be ```sh or ```bash, not %s", n, trimmed)
+				t.Fatalf("%s:%d: a runnable block must be ```sh or ```bash, not %s", filepath.Base(readme), n, trimmed)
 			}
 		case in && strings.HasPrefix(trimmed, "```"):
 			in = false
@@ -91,10 +91,41 @@ func cutBudgets(cmd string) string {
 	return cmd
 }
 
+// documents returns README.md and every guide in docs/, relative to root.
+func documents(t *testing.T) []string {
+	t.Helper()
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{"README.md"}
+	for _, g := range guides {
+		rel, err := filepath.Rel(root, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, rel)
+	}
+	return docs
+}
+
 func TestReadmeRunnableBlocksRun(t *testing.T) {
-	cmds, lines := runnableCommands(t, filepath.Join(root, "README.md"))
-	if len(cmds) < 5 {
-		t.Fatalf("README.md has %d runnable commands; the marked blocks are gone", len(cmds))
+	type command struct {
+		doc, cmd string
+		line     int
+	}
+	var all []command
+	for _, doc := range documents(t) {
+		cmds, lines := runnableCommands(t, filepath.Join(root, doc))
+		if doc == "README.md" && len(cmds) < 2 {
+			t.Fatalf("README.md has %d runnable commands; the marked blocks are gone", len(cmds))
+		}
+		for i, c := range cmds {
+			all = append(all, command{doc, c, lines[i]})
+		}
+	}
+	if len(all) < 5 {
+		t.Fatalf("the documents have %d runnable commands; the marked blocks are gone", len(all))
 	}
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "converge"), "./cmd/converge")
@@ -103,22 +134,23 @@ func TestReadmeRunnableBlocksRun(t *testing.T) {
 		t.Fatalf("building converge: %v\n%s", err, out)
 	}
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for i, c := range cmds {
-		if strings.Contains(c, "make test") || strings.Contains(c, "make lint") {
-			t.Fatalf("README.md:%d: %q runs the test run itself; do not mark it runnable", lines[i], c)
+	for _, c := range all {
+		if strings.Contains(c.cmd, "make test") || strings.Contains(c.cmd, "make lint") {
+			t.Fatalf("%s:%d: %q runs the test run itself; do not mark it runnable", c.doc, c.line, c.cmd)
 		}
-		run := cutBudgets(c)
-		t.Run("line"+strconv.Itoa(lines[i]), func(t *testing.T) {
+		run := cutBudgets(c.cmd)
+		name := strings.TrimSuffix(filepath.Base(c.doc), ".md") + "/line" + strconv.Itoa(c.line)
+		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), runnableTimeout)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", run)
 			cmd.Dir, cmd.Env = root, env
 			out, err := cmd.CombinedOutput()
 			if err != nil {
-				t.Fatalf("README.md:%d: %s: %v\n%s", lines[i], run, err, out)
+				t.Fatalf("%s:%d: %s: %v\n%s", c.doc, c.line, run, err, out)
 			}
 			if strings.Contains(string(out), "no tests to run") {
-				t.Fatalf("README.md:%d: %s matches no test:\n%s", lines[i], run, out)
+				t.Fatalf("%s:%d: %s matches no test:\n%s", c.doc, c.line, run, out)
 			}
 		})
 	}
