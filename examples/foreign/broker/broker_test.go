@@ -11,12 +11,11 @@ import (
 	"github.com/converge-dev/converge/examples/foreign/broker"
 	mqv1 "github.com/converge-dev/converge/examples/foreign/broker/api/v1"
 	"github.com/converge-dev/converge/examples/foreign/probetest"
-	"github.com/converge-dev/converge/impl/store/storetest"
 	"github.com/converge-dev/converge/properties"
 	"github.com/converge-dev/converge/properties/crdgen"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { properties.Main(m) }
 
 // op is the operator as its users test it, with the image drawn from real
 // tags: a free-form image the kubelet cannot pull keeps the kubelet
