@@ -19,13 +19,17 @@ type passChecks struct {
 	// settled: the reconcile returned success and asked for no immediate
 	// requeue (a RequeueAfter is a later look, not unfinished work).
 	settled bool
+	// conflicted: one of its writes lost to a newer version (409): it
+	// acted on a stale view, so whatever it returned, it did not settle
+	// what its view asked.
+	conflicted bool
 }
 
 // settled notes how p's reconcile returned.
 func (h *Host) settled(p *pass, res reconcile.Result, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	p.checks.settled = err == nil && !res.Requeue //nolint:staticcheck // Requeue is what a reconciler may still return
+	p.checks.settled = err == nil && !res.Requeue && !p.checks.conflicted //nolint:staticcheck // Requeue is what a reconciler may still return
 }
 
 // cleanupOrder catches a reconcile that removes its finalizer from the

@@ -79,10 +79,15 @@ func (h *Host) dead(p *pass) bool {
 // after counts the operator's writes that landed, tells the cluster, and
 // looks for churn.
 func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
+	p := h.passOf(req)
+	if p != nil && req.Method != http.MethodGet && resp != nil && resp.StatusCode == http.StatusConflict {
+		h.mu.Lock()
+		p.checks.conflicted = true
+		h.mu.Unlock()
+	}
 	if !h.noter.note(req, resp, lastWrite) {
 		return
 	}
-	p := h.passOf(req)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.writes++
