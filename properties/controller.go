@@ -39,6 +39,9 @@ func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o
 			rt.Fatal(err)
 		}
 		defer s.Close()
+		if !o.WorldFaults {
+			s.DisableWorldFaults()
+		}
 		Impl(rt, s, o)
 	})
 }

@@ -47,10 +47,12 @@ type Operator struct {
 	// restarts against a lagging apiserver, dropped watches, transient
 	// API errors, and the control plane's own faults.
 	NoFaults bool
-	// NoWorldFaults keeps the other faults but turns off those of the
-	// managed application's world (model/world.go): images that do not
-	// pull, containers killed for memory, failing readiness probes.
-	NoWorldFaults bool
+	// WorldFaults turns on the faults of the managed application's world:
+	// images that do not pull, containers killed for memory, readiness
+	// probes that fail and pass again (model/world.go). Off by default:
+	// the differential oracle does not yet tell a rollout stuck on a bad
+	// image or a flapping probe from a bug, and false-alarms on it.
+	WorldFaults bool
 	// Invariant, if set, is checked after every step, on the objects as
 	// stored.
 	Invariant func(ctx context.Context, c client.Reader) error

@@ -161,6 +161,9 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 		rt.Fatalf("properties: start the operator: %v", err)
 	}
 	reg.SetAdmission(r.host.Admission())
+	if !op.WorldFaults {
+		s.DisableWorldFaults()
+	}
 	ready = true
 	return r
 }

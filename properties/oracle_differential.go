@@ -16,7 +16,10 @@ import (
 var masked = map[string]bool{
 	"metadata.generation": true, "status.observedGeneration": true, "metadata.revision": true,
 	"spec.nodeName": true, "status.podIP": true, "status.restartCount": true,
-	"spec.podCIDR": true, "status.heartbeat": true, "status.transitionAt": true,
+	// how a container's previous attempt ended is its crash history, as
+	// its restart count is; a fault-free reference has none
+	"status.lastTerminated": true,
+	"spec.podCIDR":          true, "status.heartbeat": true, "status.transitionAt": true,
 	"metadata.finalizers": true, // a user's on a pod is not an intent the reference replays
 }
 

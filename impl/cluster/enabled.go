@@ -188,6 +188,9 @@ func (s *Stepped) EnabledFaults() []model.Action {
 		}
 	}
 	out = append(out, model.Action{Op: model.OpCompact})
+	if s.worldOff {
+		return out
+	}
 	return append(out, s.EnabledWorldFaults()...)
 }
 

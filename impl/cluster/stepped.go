@@ -50,6 +50,8 @@ type Stepped struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	timeout time.Duration
+	// worldOff: EnabledFaults lists no world faults (DisableWorldFaults).
+	worldOff bool
 	logical atomic.Int64             // the logical clock: seconds
 	start   func(c *component) error // how a component starts: stepped or running
 	users   map[string]*ControllerSpec
