@@ -52,9 +52,9 @@ type Stepped struct {
 	timeout time.Duration
 	// worldOff: EnabledFaults lists no world faults (DisableWorldFaults).
 	worldOff bool
-	logical atomic.Int64             // the logical clock: seconds
-	start   func(c *component) error // how a component starts: stepped or running
-	users   map[string]*ControllerSpec
+	logical  atomic.Int64             // the logical clock: seconds
+	start    func(c *component) error // how a component starts: stepped or running
+	users    map[string]*ControllerSpec
 
 	// projections caches each resource's projection with the store's
 	// fingerprint of that resource when it was taken.
