@@ -50,9 +50,14 @@ type historyInput struct {
 	Settle bool
 
 	uid  string
-	rev  int64 // the resource's version after the write (set)
+	rev  int64 // the resource's version after the write (set); the child's after a drift patch
 	seq  int   // events before it
 	last bool  // no later input of the owner yet
+	// asOf is the owner's earlier input that the operator's view still
+	// held when it settled this drift: its view of the owner lagged
+	// behind the owner's later writes, so it met the drift as if made
+	// right after asOf, and the reference replays it there.
+	asOf *historyInput
 }
 
 // ownerKey names a custom resource by kind, namespace and name.
@@ -64,10 +69,26 @@ type ownerKey struct {
 
 // reconcileView is what the operator's view held when a reconcile began.
 type reconcileView struct {
-	seq   int
-	revs  map[schema.GroupKind]int64
-	uids  map[schema.GroupKind]string
-	stale []string // resources with undelivered events
+	seq      int
+	revs     map[schema.GroupKind]int64
+	uids     map[schema.GroupKind]string
+	children map[*historyInput]cachedChild // each drifted child of the owner, as the view held it
+}
+
+// cachedChild is a drifted child as the operator's informer held it.
+type cachedChild struct {
+	uid string
+	rev int64
+	ok  bool
+}
+
+// seen reports whether the view held drift d: the child gone (or
+// replaced) after a delete, at or past its drifted version after a patch.
+func (c cachedChild) seen(d *historyInput) bool {
+	if d.Verb == "drift delete" {
+		return !c.ok || c.uid != d.uid
+	}
+	return c.ok && c.uid == d.uid && c.rev >= d.rev
 }
 
 // history is the run's inputs, as the reference replays them.
@@ -138,9 +159,10 @@ func (r *operatorRun) driftNoted(rt *rapid.T) {
 		if !ok {
 			continue
 		}
-		in := &historyInput{Owner: owner, Verb: "drift delete", seq: len(r.events), last: true, Object: identity(b)}
+		in := &historyInput{Owner: owner, Verb: "drift delete", seq: len(r.events), last: true, Object: identity(b), uid: string(b.GetUID())}
 		if present {
 			in.Verb, in.Body = "drift patch", mergePatch(drifted(b.Object), drifted(a.Object))
+			in.rev, _ = strconv.ParseInt(a.GetResourceVersion(), 10, 64)
 			if len(in.Body) == 0 {
 				continue
 			}
@@ -255,12 +277,22 @@ func (r *operatorRun) beginReconcile(it operator.Item) {
 	if r.reference {
 		return
 	}
-	v := reconcileView{seq: len(r.events), revs: map[schema.GroupKind]int64{}, uids: map[schema.GroupKind]string{}, stale: r.host.Deliverable()}
+	v := reconcileView{seq: len(r.events), revs: map[schema.GroupKind]int64{}, uids: map[schema.GroupKind]string{}, children: map[*historyInput]cachedChild{}}
 	for _, k := range r.kinds {
 		if uid, rev, ok := r.host.Cached(k.gvk.GroupKind(), it.Request.Namespace, it.Request.Name); ok {
 			v.revs[k.gvk.GroupKind()], _ = strconv.ParseInt(rev, 10, 64)
 			v.uids[k.gvk.GroupKind()] = uid
 		}
+	}
+	for _, in := range r.hist.inputs {
+		if in.Object == nil || in.Settle || in.Owner.Namespace != it.Request.Namespace || in.Owner.Name != it.Request.Name {
+			continue
+		}
+		var c cachedChild
+		var rev string
+		c.uid, rev, c.ok = r.host.Cached(in.Object.GroupVersionKind().GroupKind(), in.Object.GetNamespace(), in.Object.GetName())
+		c.rev, _ = strconv.ParseInt(rev, 10, 64)
+		v.children[in] = c
 	}
 	if r.hist.views == nil {
 		r.hist.views = map[operator.Item]reconcileView{}
@@ -271,8 +303,9 @@ func (r *operatorRun) beginReconcile(it operator.Item) {
 // endReconcile marks the inputs of the reconciled resource that the
 // reconcile settled, once it is done: a user's write, if the reconcile's
 // view held that version of the resource (its view may lag behind the
-// next write); a drift, if the view held the drifted kind's every event
-// and the owner as it was when drifted.
+// next write); a drift, if the view held the drifted child as drifted
+// and the owner as it was when drifted, or as one of its earlier writes
+// (then the drift is replayed after that write: see asOf).
 func (r *operatorRun) endReconcile(it operator.Item, out operator.Outcome) {
 	if r.reference || out.Parked {
 		return
@@ -286,21 +319,43 @@ func (r *operatorRun) endReconcile(it operator.Item, out operator.Outcome) {
 		if in.Settle || in.Owner.Namespace != it.Request.Namespace || in.Owner.Name != it.Request.Name || in.seq >= v.seq {
 			continue
 		}
-		gk := in.Owner.Kind.GroupKind()
-		state := in
-		if in.Verb != "set" {
-			state = r.hist.stateBefore(n)
-		}
-		if state == nil || state.Verb != "set" || v.uids[gk] != state.uid || v.revs[gk] < state.rev || v.revs[gk] >= r.hist.nextRev(n, state.uid) {
+		if in.Verb == "set" {
+			in.Settle = r.hist.held(v, n)
 			continue
 		}
-		switch {
-		case in.Verb == "set":
-			in.Settle = true
-		case strings.HasPrefix(in.Verb, "drift"):
-			in.Settle = !slices.Contains(v.stale, r.resourceOf(in.Object.GroupVersionKind()))
+		if c, ok := v.children[in]; !ok || !c.seen(in) {
+			continue
+		}
+		for m := n - 1; m >= 0; m-- {
+			state := r.hist.inputs[m]
+			if state.Owner != in.Owner || strings.HasPrefix(state.Verb, "drift") {
+				continue
+			}
+			if state.Verb != "set" {
+				break // the owner was deleted before: no earlier view of it counts
+			}
+			if r.hist.held(v, m) {
+				in.Settle = true
+				if m != r.hist.indexOf(r.hist.stateBefore(n)) {
+					in.asOf = state
+				}
+				break
+			}
 		}
 	}
+}
+
+// held reports whether view v held the owner as set by input n: that
+// resource, at or past n's version and before its next write's.
+func (h *history) held(v reconcileView, n int) bool {
+	in := h.inputs[n]
+	gk := in.Owner.Kind.GroupKind()
+	return v.uids[gk] == in.uid && v.revs[gk] >= in.rev && v.revs[gk] < h.nextRev(n, in.uid)
+}
+
+// indexOf is in's place among the inputs, -1 if none.
+func (h *history) indexOf(in *historyInput) int {
+	return slices.Index(h.inputs, in)
 }
 
 // stateBefore is the owner's latest user input before input n.
@@ -324,12 +379,14 @@ func (h *history) nextRev(n int, uid string) int64 {
 	return math.MaxInt64
 }
 
-// replay is the inputs as the reference applies them: each one the
-// operator did not settle moved to right before its owner's next input.
+// replay is the inputs as the reference applies them: a drift met
+// against an earlier write moved to right after that write, then each
+// input the operator did not settle moved to right before its owner's
+// next input.
 func (h *history) replay() []historyInput {
 	var out []historyInput
 	deferred := map[ownerKey][]historyInput{}
-	for _, in := range h.inputs {
+	for _, in := range h.metOrder() {
 		e := *in
 		e.Settle = in.Settle || in.last || in.Verb == "delete"
 		if !e.Settle {
@@ -339,6 +396,24 @@ func (h *history) replay() []historyInput {
 		out = append(out, deferred[in.Owner]...)
 		delete(deferred, in.Owner)
 		out = append(out, e)
+	}
+	return out
+}
+
+// metOrder is the inputs in the order the operator met them: each drift
+// with an asOf right after it (after the drifts before it there).
+func (h *history) metOrder() []*historyInput {
+	out := make([]*historyInput, 0, len(h.inputs))
+	for _, in := range h.inputs {
+		if in.asOf != nil {
+			continue
+		}
+		out = append(out, in)
+		for _, d := range h.inputs {
+			if d.asOf == in {
+				out = append(out, d)
+			}
+		}
 	}
 	return out
 }
