@@ -1,7 +1,6 @@
 package project
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 
@@ -63,14 +62,8 @@ func deref[T any](p *T) T {
 func newEndpointSlice(o *model.EndpointSlice, template api.Object) (*api.EndpointSlice, error) {
 	e := &api.EndpointSlice{TypeMeta: typeMeta(model.KindEndpointSlice), ObjectMeta: objectMeta(model.KindEndpointSlice, &o.Meta, template),
 		AddressType: discoveryv1.AddressTypeIPv4}
-	switch t := template.(type) {
-	case nil:
-	case *api.Service:
-		if t == nil {
-			return nil, fmt.Errorf("%w: nil Service template", ErrMismatch)
-		}
-	default:
-		return nil, fmt.Errorf("%w: an EndpointSlice takes a Service template, not %T", ErrMismatch, template)
+	if err := serviceTemplate("EndpointSlices", template); err != nil {
+		return nil, err
 	}
 	writeEndpointSlice(e, o)
 	return e, nil

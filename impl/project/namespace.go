@@ -1,8 +1,9 @@
 package project
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/model"

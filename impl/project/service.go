@@ -113,17 +113,26 @@ func endpointsPortsOf(e *api.Endpoints) []model.EndpointPort {
 	return nil
 }
 
-// newEndpoints takes the Service as template, or none.
-func newEndpoints(o *model.Endpoints, template api.Object) (*api.Endpoints, error) {
-	e := &api.Endpoints{TypeMeta: typeMeta(model.KindEndpoints), ObjectMeta: objectMeta(model.KindEndpoints, &o.Meta, template)}
+// serviceTemplate refuses a template that is not a Service (none is
+// fine): Endpoints and EndpointSlices are made from their Service.
+func serviceTemplate(kind string, template api.Object) error {
 	switch t := template.(type) {
 	case nil:
 	case *api.Service:
 		if t == nil {
-			return nil, fmt.Errorf("%w: nil Service template", ErrMismatch)
+			return fmt.Errorf("%w: nil Service template", ErrMismatch)
 		}
 	default:
-		return nil, fmt.Errorf("%w: Endpoints take a Service template, not %T", ErrMismatch, template)
+		return fmt.Errorf("%w: %s take a Service template, not %T", ErrMismatch, kind, template)
+	}
+	return nil
+}
+
+// newEndpoints takes the Service as template, or none.
+func newEndpoints(o *model.Endpoints, template api.Object) (*api.Endpoints, error) {
+	e := &api.Endpoints{TypeMeta: typeMeta(model.KindEndpoints), ObjectMeta: objectMeta(model.KindEndpoints, &o.Meta, template)}
+	if err := serviceTemplate("Endpoints", template); err != nil {
+		return nil, err
 	}
 	writeEndpoints(e, o)
 	return e, nil
