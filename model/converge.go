@@ -119,9 +119,11 @@ func notConverged(format string, args ...any) error {
 // ReplicaSets are at zero, Endpoints and every node's rules match the ready
 // pods, and nothing is orphaned or terminating, but for objects a user's
 // finalizer holds: nothing in the control plane can let those go. A failing
-// image stays failing (world.go): a pod of it that does not run waits in
-// ImagePullBackOff, and a Deployment whose template names it (its rollout
-// stuck, as upstream's is) reports its pods as they are.
+// image stays failing (world.go), and one the kubelet cannot parse never
+// runs (image_name.go): a pod of either that does not run waits in
+// ImagePullBackOff or InvalidImageName, and a Deployment whose template
+// names one (its rollout stuck, as upstream's is) reports its pods as they
+// are.
 func Converged(s *Snapshot) error {
 	live := func(m *Meta) bool {
 		cur := s.Objects[OwnerRef(m)]
@@ -143,14 +145,11 @@ func Converged(s *Snapshot) error {
 			return notConverged("node %s is not Ready", n.Name)
 		}
 	}
-	failing := map[string]bool{}
-	for _, img := range s.FailingImages {
-		failing[img] = true
-	}
+	failing := neverPulls(s)
 	running := map[int64]Container{}
 	for _, c := range s.Containers {
 		p, _ := s.Objects[RefTo(KindPod, c.Pod)].(*Pod)
-		if p == nil || p.UID != c.PodUID || p.NodeName != c.Node || (!c.Running && !failing[p.Image]) {
+		if p == nil || p.UID != c.PodUID || p.NodeName != c.Node || (!c.Running && !failing(p.Image)) {
 			// An exited container of a live pod stays only while its
 			// restart waits for its image, as upstream's dead
 			// containers stay until the pod's next start.
@@ -172,7 +171,7 @@ func Converged(s *Snapshot) error {
 		if ok && p.Ready && p.Phase == PhaseRunning {
 			continue
 		}
-		if failing[p.Image] && !ok && p.NodeName != "" && !p.Ready && p.Waiting == WaitingImagePullBackOff {
+		if failing(p.Image) && !ok && p.NodeName != "" && !p.Ready && (p.Waiting == WaitingImagePullBackOff || p.Waiting == WaitingInvalidImageName) {
 			continue // honestly waiting for an image that does not pull
 		}
 		return notConverged("pod %s is not running and ready", KeyOf(p))
@@ -183,7 +182,7 @@ func Converged(s *Snapshot) error {
 		}
 		d := o.(*Deployment)
 		check := deploymentConverged
-		if failing[d.Image] {
+		if failing(d.Image) {
 			check = deploymentReportsPods
 		}
 		if err := check(s, d); err != nil {
@@ -191,6 +190,16 @@ func Converged(s *Snapshot) error {
 		}
 	}
 	return serviceConverged(s)
+}
+
+// neverPulls tells the images no container of s will run: those whose
+// pulls fail, and those the kubelet cannot parse.
+func neverPulls(s *Snapshot) func(image string) bool {
+	failing := map[string]bool{}
+	for _, img := range s.FailingImages {
+		failing[img] = true
+	}
+	return func(image string) bool { return failing[image] || ImageNameError(image) != "" }
 }
 
 func deploymentConverged(s *Snapshot, d *Deployment) error {

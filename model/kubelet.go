@@ -111,13 +111,16 @@ func reconcileKubelet(c *Memory, h Host, t Writer, key string) {
 }
 
 // waitingReason is why the kubelet does not start p's container now, in
-// its words: the image does not pull (ErrImagePull, then ImagePullBackOff
-// until the image pulls again: PullRetries), or the container crashed
-// again after a restart and has not yet been reported backing off
-// (CrashLoopBackOff; the sync that its report wakes restarts it). "" to
-// start it.
+// its words: the image is no reference it can parse (InvalidImageName,
+// for good: only a new pod, of another image, runs), the image does not
+// pull (ErrImagePull, then ImagePullBackOff until the image pulls again:
+// PullRetries), or the container crashed again after a restart and has
+// not yet been reported backing off (CrashLoopBackOff; the sync that its
+// report wakes restarts it). "" to start it.
 func waitingReason(h Host, p *Pod, exited *Container) string {
 	switch {
+	case ImageNameError(p.Image) != "":
+		return WaitingInvalidImageName
 	case h.ImagePullFails(p.Image):
 		if p.Waiting == WaitingErrImagePull || p.Waiting == WaitingImagePullBackOff {
 			return WaitingImagePullBackOff

@@ -274,9 +274,9 @@ type Pod struct {
 	// targetPort resolves to; they come from the pod's template.
 	Ports []ContainerPort
 	// Waiting is why the container is not running, in the kubelet's words
-	// (state.waiting.reason): WaitingErrImagePull, WaitingImagePullBackOff
-	// or WaitingCrashLoopBackOff; "" while it runs or before the kubelet
-	// has tried.
+	// (state.waiting.reason): WaitingErrImagePull, WaitingImagePullBackOff,
+	// WaitingInvalidImageName or WaitingCrashLoopBackOff; "" while it runs
+	// or before the kubelet has tried.
 	Waiting string
 	// LastReason and LastExitCode are how the previous attempt ended
 	// (lastState.terminated): ReasonError 1 or ReasonOOMKilled 137; ""

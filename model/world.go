@@ -94,7 +94,8 @@ func (st *State) enabledWorld(a Action) bool {
 // an object and pulled by no container yet, so that every pod of a failing
 // image waits for it (a running container would keep running with the
 // image its node already has, and the end state would depend on when the
-// image failed, not only on the world).
+// image failed, not only on the world). An image the kubelet cannot parse
+// is never pulled at all (image_name.go).
 func imagesToFail(images []string, failing map[string]bool, containers []Container) []string {
 	pulled := map[string]bool{}
 	for _, c := range containers {
@@ -102,7 +103,7 @@ func imagesToFail(images []string, failing map[string]bool, containers []Contain
 	}
 	var out []string
 	for _, img := range images {
-		if !failing[img] && !pulled[img] {
+		if !failing[img] && !pulled[img] && ImageNameError(img) == "" {
 			out = append(out, img)
 		}
 	}

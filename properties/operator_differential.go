@@ -31,7 +31,7 @@ func (r *operatorRun) differential() {
 	r.rt.Helper()
 	ops := r.hist.replay()
 	kinds := r.host.Kinds()
-	got, want := r.state(kinds), r.referenceState(ops, kinds)
+	got, want := withoutStuckStatus(r.state(kinds), r.referenceState(ops, kinds), r.s.FailingImages())
 	if stateDiff(got, want) == "" || r.refusedInput {
 		// Once the apiserver refused a user's input, the children keep
 		// what the last accepted input made of them, as in a cluster: the
@@ -48,6 +48,7 @@ func (r *operatorRun) differential() {
 		again = r.runReference(r.rt, ops, kinds)
 		r.shared.keepReference(key, again)
 	}
+	_, again = withoutStuckStatus(nil, again, r.s.FailingImages())
 	got, want = withoutVarying(got, want, again)
 	if diff := stateDiff(got, want); diff != "" {
 		r.fail("differential: %s\nthe end state differs from a fault-free sequential run of the same inputs (- this run, + the reference; fields that differ between two reference runs are left out):\n%s", firstDifference(got, want), diff)

@@ -90,6 +90,13 @@ func TestCheckOperatorToleratesTheNotFoundOfAChild(t *testing.T) {
 // labelOperator is an operator of Ships that labels a ConfigMap of each
 // with value(ship): a label value has a syntax the apiserver checks.
 func labelOperator(value func(*fleetv1.Ship) string) properties.Operator {
+	return labelOperatorHandling(value, false)
+}
+
+// labelOperatorHandling is labelOperator; with handle, a refusal (422) of
+// the ConfigMap is logged and the reconcile succeeds, as an operator
+// that reports an invalid spec in its status does.
+func labelOperatorHandling(value func(*fleetv1.Ship) string, handle bool) properties.Operator {
 	return properties.Operator{
 		CRDs:   "testdata/fleet/config/crd/bases",
 		Scheme: fleetScheme(),
@@ -109,6 +116,9 @@ func labelOperator(value func(*fleetv1.Ship) string) properties.Operator {
 						cm.Labels = map[string]string{"fleet": value(&s)}
 						return controllerutil.SetControllerReference(&s, cm, c.Scheme())
 					})
+					if handle && apierrors.IsInvalid(err) {
+						return reconcile.Result{}, nil
+					}
 					return reconcile.Result{}, err
 				}))
 		},
@@ -144,6 +154,36 @@ var errShipExists = &shipExists{}
 type shipExists struct{}
 
 func (*shipExists) Error() string { return "a ship exists" }
+
+// TestCheckOperatorNotesAHandledRefusalOfTheUsersInput: a refusal the
+// reconcile handles is noted as the user's input too, so the end state
+// is not held to a run of the final inputs alone; a handled refusal of
+// the operator's own value is not.
+func TestCheckOperatorNotesAHandledRefusalOfTheUsersInput(t *testing.T) {
+	noted := func(value func(*fleetv1.Ship) string) bool {
+		op := labelOperatorHandling(value, true)
+		op.Converged = func(ctx context.Context, c client.Reader) error {
+			var ships fleetv1.ShipList
+			if err := c.List(ctx, &ships); err != nil || len(ships.Items) == 0 {
+				return err
+			}
+			return errShipExists
+		}
+		defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "30", "rapid.shrinktime": "1ns", "rapid.nofailfile": "true"})()
+		rep := properties.NewReport(t.Name())
+		properties.CheckOperatorTB(rep, t, op)
+		if !rep.Failed() || !strings.Contains(rep.Text(), "not converged: a ship exists") {
+			t.Fatalf("no Ship was made:\n%s", rep.Text())
+		}
+		return strings.Contains(rep.Text(), "input refused: ")
+	}
+	if !noted(func(s *fleetv1.Ship) string { return s.Spec.Fleet }) {
+		t.Fatal("a handled refusal of the user's value is not noted")
+	}
+	if noted(func(s *fleetv1.Ship) string { return s.Spec.Fleet + "-x" }) {
+		t.Fatal("a handled refusal of the operator's own value is noted as the user's")
+	}
+}
 
 // TestCheckOperatorCatchesARefusalOfItsOwnValue: a 422 on a value the
 // operator made up (the Ship's fleet with a suffix) is the operator's

@@ -273,7 +273,7 @@ func (r *operatorRun) check(snap *model.Snapshot, writes []model.Write) {
 		if err := r.host.Sync(); err != nil {
 			r.fail("%v", err)
 		}
-		if f := r.host.Failures(); len(f) > 0 {
+		if f := r.hostFailures(); len(f) > 0 {
 			r.fail("%s", f[0])
 		}
 		if errs := r.host.Errors(); len(errs) > 0 {

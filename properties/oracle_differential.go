@@ -126,7 +126,8 @@ func (in *Intents) leftoversOf(s *model.Snapshot) leftovers {
 }
 
 // stuckRollouts are the Deployments whose template names an image that
-// does not pull (model/world.go), with their ReplicaSets and pods: their
+// does not pull (model/world.go) or that the kubelet cannot parse
+// (model/image_name.go), with their ReplicaSets and pods: their
 // rollout is stuck where the history left it (how many old pods still
 // serve, how many new ones wait), which a sequential run does not
 // replay. The differential leaves them out on both sides; the rest of the
@@ -137,7 +138,7 @@ func stuckRollouts(s *model.Snapshot, also map[int64]bool) leftovers {
 		left.uids = map[int64]bool{}
 	}
 	for _, o := range s.List(model.KindDeployment) {
-		if d := o.(*model.Deployment); slices.Contains(s.FailingImages, d.Image) {
+		if d := o.(*model.Deployment); slices.Contains(s.FailingImages, d.Image) || model.ImageNameError(d.Image) != "" {
 			left.uids[d.UID] = true
 		}
 	}

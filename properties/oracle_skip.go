@@ -4,17 +4,35 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/converge-dev/converge/impl/operator"
 )
 
 // The oracles of CheckOperator that Operator.Skip can turn off, by name.
 const (
-	oracleStatusHonesty     = "status-honesty"
-	oracleEventsAlone       = "events-alone"
-	oracleConfigReachesPods = "config-reaches-pods"
+	oracleStatusHonesty      = "status-honesty"
+	oracleEventsAlone        = "events-alone"
+	oracleConfigReachesPods  = "config-reaches-pods"
+	oracleObservedGeneration = "observed-generation"
 )
 
 // SkippableOracles are the names Operator.Skip accepts.
-var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods}
+var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration}
+
+// hostOracles are the skippable oracles the operator's host runs, by the
+// name its failures carry.
+var hostOracles = map[string]string{operator.OracleObservedGeneration: oracleObservedGeneration}
+
+// hostFailures are the host's failures of the oracles not skipped.
+func (r *operatorRun) hostFailures() []operator.Failure {
+	var out []operator.Failure
+	for _, f := range r.host.Failures() {
+		if name, ok := hostOracles[f.Oracle]; !ok || !r.skipped(name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // checkSkip refuses a Skip that names no oracle or gives no reason.
 func checkSkip(skip map[string]string) error {

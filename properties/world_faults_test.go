@@ -74,6 +74,36 @@ func TestWorldImagePullFailure(t *testing.T) {
 	}
 }
 
+// An image the kubelet cannot parse (upper case in the repository) leaves
+// the pod waiting in InvalidImageName for good, with nothing left to do:
+// the run settles, and converges with the rollout stuck; a valid image
+// runs.
+func TestWorldInvalidImageName(t *testing.T) {
+	w := newWorldRun(t)
+	w.do("add-node node-1", "apply web replicas=1 image=Nginx:1")
+	w.settle(nil)
+	key := model.KeyOf(w.pods()[0])
+	cs := w.pod(key).Status.ContainerStatuses
+	want := `Failed to apply default image tag "Nginx:1": couldn't parse image name "Nginx:1": invalid reference format: repository name (library/Nginx) must be lowercase`
+	if len(cs) != 1 || cs[0].State.Waiting == nil || cs[0].State.Waiting.Reason != "InvalidImageName" || cs[0].State.Waiting.Message != want {
+		t.Fatalf("container statuses %+v, want one waiting in InvalidImageName: %s", cs, want)
+	}
+	if c := w.snapshot().Containers; len(c) != 0 {
+		t.Fatalf("containers %+v, want none: the kubelet cannot name the image", c)
+	}
+	if err := model.Converged(w.snapshot()); err != nil {
+		t.Fatalf("not converged: %v", err)
+	}
+	w.do("set-image web nginx:1")
+	w.settle(nil)
+	if err := model.Converged(w.snapshot()); err != nil {
+		t.Fatalf("not converged after a valid image: %v", err)
+	}
+	if p := w.pods(); len(p) != 1 || p[0].Image != "nginx:1" || !p[0].Ready {
+		t.Fatalf("pods %+v, want one ready pod of nginx:1", p)
+	}
+}
+
 func TestWorldCrashLoop(t *testing.T) {
 	w := newWorldRun(t)
 	w.do("add-node node-1", "apply web replicas=1 image=nginx:1")

@@ -38,6 +38,9 @@ type steppedCache struct {
 	lw     controller.ListWatcher
 	report func(error)
 	lag    map[string]int64 // resource -> revision of its first list (RestartLagging)
+	// read, if set, hears each object a Get served, with the reader's
+	// context (the observed-generation oracle).
+	read func(ctx context.Context, gk schema.GroupKind, key client.ObjectKey, generation int64)
 
 	mu        sync.Mutex
 	lastErr   error // why the last informer could not start
@@ -109,7 +112,7 @@ func (c *steppedCache) gvkOf(obj runtime.Object) (schema.GroupVersionKind, error
 	return apiutil.GVKForObject(obj, c.scheme)
 }
 
-func (c *steppedCache) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+func (c *steppedCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
 	gvk, err := c.gvkOf(obj)
 	if err != nil {
 		return err
@@ -121,6 +124,9 @@ func (c *steppedCache) Get(_ context.Context, key client.ObjectKey, obj client.O
 	got, ok := i.get(key)
 	if !ok {
 		return apierrors.NewNotFound(i.gr, key.Name)
+	}
+	if c.read != nil {
+		c.read(ctx, gvk.GroupKind(), key, got.GetGeneration())
 	}
 	return copyInto(got, obj)
 }

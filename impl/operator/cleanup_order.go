@@ -23,6 +23,8 @@ type passChecks struct {
 	// acted on a stale view, so whatever it returned, it did not settle
 	// what its view asked.
 	conflicted bool
+	// gen is what the observed-generation oracle keeps of it.
+	gen generationSeen
 }
 
 // settled notes how p's reconcile returned.

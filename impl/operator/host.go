@@ -249,6 +249,7 @@ func (h *Host) start(lag map[string]int64) error {
 		NewCache: func(_ *rest.Config, o cache.Options) (cache.Cache, error) {
 			run.cache = newSteppedCache(ctx, o.Scheme, o.Mapper, h.cfg.ListWatcher, h.report)
 			run.cache.lag = lag
+			run.cache.read = h.cacheRead
 			return run.cache, nil
 		},
 	})

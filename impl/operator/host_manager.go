@@ -101,6 +101,9 @@ func (o *observed) Reconcile(ctx context.Context, req reconcile.Request) (res re
 		p = &pass{Item: Item{o.name, req}, life: &instance{}, budget: -1}
 	}
 	gone := o.goneAtStart(req, p)
+	if o.hasPrimary {
+		o.h.beginGenerations(p, o.primary, o.primaryKind)
+	}
 	res, err = o.inner.Reconcile(context.WithValue(ctx, passKey{}, p), req)
 	o.h.settled(p, res, err)
 	o.h.mu.Lock()

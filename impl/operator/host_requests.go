@@ -1,10 +1,12 @@
 package operator
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -35,6 +37,9 @@ func (h *Host) before(req *http.Request) (*http.Response, error) {
 			h.mu.Unlock()
 			return nil, ErrCrashed // the operator stopped while it waited
 		}
+	}
+	if p != nil && isWrite(req) {
+		h.noteClaim(p, req)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -85,13 +90,20 @@ func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWr
 		p.checks.conflicted = true
 		h.mu.Unlock()
 	}
+	if p != nil && isWrite(req) && resp != nil && resp.StatusCode == http.StatusUnprocessableEntity {
+		h.refusedWrite(p, body)
+	}
 	if !h.noter.note(req, resp, lastWrite) {
+		if req.Method == http.MethodGet {
+			h.answerRead(p, req, resp, answer(body))
+		}
 		return
 	}
+	w := answer(body)
+	defer h.answerRead(p, req, resp, w) // after the oracles judged the write
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.writes++
-	w := answer(body)
 	if gvk, ok := w.gvk(); ok {
 		if h.wrote == nil {
 			h.wrote = map[schema.GroupVersionKind]bool{}
@@ -114,13 +126,17 @@ func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWr
 
 // checkWrite runs the oracles of one landed write of a reconcile: no
 // delete of the current incarnation's children from a view of a previous
-// one, no cleanup after the finalizer is gone.
+// one, no cleanup after the finalizer is gone, no observedGeneration of a
+// spec the reconcile did not act on.
 func (h *Host) checkWrite(p *pass, req *http.Request, w written) {
 	if err := h.staleIncarnation(p, req, w); err != nil {
 		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: "incarnation", Err: err})
 	}
 	if err := p.cleanupOrder(req, w); err != nil {
 		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: "cleanup order", Err: err})
+	}
+	if err := h.observedGeneration(p, req, w); err != nil {
+		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: OracleObservedGeneration, Err: err})
 	}
 }
 
@@ -133,4 +149,25 @@ func (h *Host) staleKinds() map[schema.GroupKind]bool {
 		}
 	}
 	return out
+}
+
+// refusedWrite notes a write of the reconcile that the apiserver refused
+// (422) for values the user wrote (Config.UserInput), whether or not the
+// reconcile returns the error: an operator that reports the refusal in
+// its status and carries on keeps its children as the last accepted input
+// made them, as in a cluster (Outcome.Refused).
+func (h *Host) refusedWrite(p *pass, body []byte) {
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" {
+		return
+	}
+	err := &apierrors.StatusError{ErrStatus: st}
+	if !h.userInput(err) {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p.refused == "" {
+		p.refused = err.Error()
+	}
 }

@@ -16,6 +16,7 @@ type written struct {
 		Name              string   `json:"name"`
 		Namespace         string   `json:"namespace"`
 		UID               string   `json:"uid"`
+		Generation        int64    `json:"generation"`
 		DeletionTimestamp string   `json:"deletionTimestamp"`
 		Finalizers        []string `json:"finalizers"`
 		OwnerReferences   []struct {

@@ -50,6 +50,8 @@ func waitingMessage(p *api.Pod, container string, o *model.Pod) string {
 		return fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: not found", o.Image)
 	case model.WaitingImagePullBackOff:
 		return fmt.Sprintf("Back-off pulling image %q", o.Image)
+	case model.WaitingInvalidImageName:
+		return fmt.Sprintf("Failed to apply default image tag %q: %s", o.Image, model.ImageNameError(o.Image))
 	case model.WaitingCrashLoopBackOff:
 		return fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)", container, p.Name, p.Namespace, p.UID)
 	}

@@ -18,9 +18,7 @@ import (
 func TestMain(m *testing.M) { properties.Main(m) }
 
 // op is the operator as its users test it, with the image drawn from real
-// tags: a free-form image the kubelet cannot pull keeps the kubelet
-// retrying, and the check's quiesce reads that as the run never settling
-// (freeFormOp, measured in TestMeasure).
+// tags; freeFormOp draws it from the schema too (TestBrokerFreeForm).
 func op() properties.Operator {
 	o := freeFormOp()
 	o.Fields = map[string][]crdgen.Option{"brokers": {

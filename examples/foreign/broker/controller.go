@@ -63,8 +63,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, r.finalize(ctx, &b)
 	}
 	if !controllerutil.ContainsFinalizer(&b, Finalizer) {
-		controllerutil.AddFinalizer(&b, Finalizer)
-		if err := r.Update(ctx, &b); err != nil {
+		if err := r.patchFinalizer(ctx, &b, controllerutil.AddFinalizer); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -114,8 +113,20 @@ func (r *Reconciler) finalize(ctx context.Context, b *mqv1.Broker) error {
 	if BugFinalizerFirst {
 		return nil
 	}
-	controllerutil.RemoveFinalizer(b, Finalizer)
-	return r.Update(ctx, b)
+	return r.patchFinalizer(ctx, b, controllerutil.RemoveFinalizer)
+}
+
+// patchFinalizer adds or removes the finalizer by a merge patch of the
+// finalizers alone, conditioned on the version read. An Update would send
+// the whole spec back through the Go type, whose omitempty drops a value
+// the user set to its zero (image: ""), and the apiserver would then
+// default it: the operator would rewrite its user's spec (the spec is the
+// user's; a controller writes status). flux-iac/tofu-controller#1652,
+// k8snetworkplumbingwg/sriov-network-operator#878.
+func (r *Reconciler) patchFinalizer(ctx context.Context, b *mqv1.Broker, change func(client.Object, string) bool) error {
+	patch := client.MergeFromWithOptions(b.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	change(b, Finalizer)
+	return r.Patch(ctx, b, patch)
 }
 
 // stop deletes the Deployment this Broker controls, and only that one: a
