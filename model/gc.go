@@ -89,7 +89,7 @@ func goneCustomOwners(c *Memory, h Host) []string {
 
 // collected are the kinds whose owners the collector follows through its
 // view.
-var collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindCustom}
+var collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindCustom, KindStatefulSet, KindPersistentVolumeClaim}
 
 // follows: the object has a controller.
 func follows(m *Meta) bool { return m.Owner.UID != 0 }
