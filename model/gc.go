@@ -2,8 +2,9 @@ package model
 
 import "strings"
 
-// The garbage collector: watches Deployments, ReplicaSets, Pods, Services
-// and custom resources, which may own any of them (an implementation's
+// The garbage collector: watches Deployments, ReplicaSets, Pods, Services,
+// StatefulSets, PersistentVolumeClaims and custom resources, which may own
+// any of them (an implementation's
 // custom view holds the built-in kinds the model lacks too, as Kubernetes'
 // collector watches every resource); a key is
 // "<resource>/<namespace>/<name>" ("<type>/<namespace>/<name>" for a custom
