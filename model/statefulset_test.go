@@ -203,3 +203,26 @@ func (w claimSwapper) Create(o Obj) int64 {
 	}
 	return w.Writer.Create(o)
 }
+
+// A claim's delete is checked by who made it: the user's and the
+// namespace controller's pass (the user asked), the collector's passes
+// only for a claim an ownerReference put up for deletion.
+func TestClaimDeletionsAreCheckedByWhoDeletes(t *testing.T) {
+	ref := RefTo(KindPersistentVolumeClaim, "default/data-db-0")
+	free := &PersistentVolumeClaim{Meta: Meta{Name: "data-db-0", Namespace: DefaultNamespace, UID: 7}}
+	owned := &PersistentVolumeClaim{Meta: Meta{Name: "data-db-0", Namespace: DefaultNamespace, UID: 7, Owner: Owner{Kind: KindStatefulSet, Name: "db", UID: 3}}}
+	for _, c := range []struct {
+		actor  string
+		claim  *PersistentVolumeClaim
+		caught bool
+	}{
+		{"user", free, false}, {NamespaceController, free, false}, {GarbageCollector, owned, false},
+		{GarbageCollector, free, true}, {StatefulSetController, owned, true},
+	} {
+		snap := &Snapshot{Objects: map[Ref]Obj{}}
+		err := NewChecker().Check(snap, []Write{{Actor: c.actor, Verb: VerbDelete, Ref: ref, Before: c.claim, Rev: 1}})
+		if got := errors.Is(err, ErrViolation); got != c.caught {
+			t.Errorf("%s deleting a claim with owner %+v: %v, want caught %t", c.actor, c.claim.Owner, err, c.caught)
+		}
+	}
+}
