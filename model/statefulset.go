@@ -113,39 +113,28 @@ func reconcileStatefulSet(c *Memory, h Host, t Writer, key string) {
 
 // syncReplicas makes sure every ordinal below spec.replicas has its claims
 // and its pod; it reports whether the sync may go on to the condemned.
+// OrderedReady stops at the first ordinal that is not Running and Ready;
+// Parallel goes through them all.
 func (y *statefulSync) syncReplicas(replicas []*Pod) bool {
-	healthy := true
 	for n, p := range replicas {
-		if p != nil && p.Deleting {
+		switch {
+		case p != nil && p.Deleting:
 			// Its replacement waits until it is gone: two pods never
 			// share an identity.
-			healthy = false
-			if !y.s.Parallel {
-				return false
-			}
-			continue
-		}
-		if !y.ensureClaims(n, p) {
+		case !y.ensureClaims(n, p):
 			return false
-		}
-		if p == nil {
+		case p == nil:
 			if !y.write(y.t.Create(y.newPod(n))) {
 				return false
 			}
-			healthy = false
-			if !y.s.Parallel {
-				return false
-			}
+		case runningAndReady(p):
 			continue
 		}
-		if !runningAndReady(p) {
-			healthy = false
-			if !y.s.Parallel {
-				return false
-			}
+		if !y.s.Parallel {
+			return false
 		}
 	}
-	return healthy || y.s.Parallel
+	return true
 }
 
 // syncCondemned removes the pods at or above spec.replicas, highest

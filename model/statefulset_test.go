@@ -226,3 +226,19 @@ func TestClaimDeletionsAreCheckedByWhoDeletes(t *testing.T) {
 		}
 	}
 }
+
+// A new template rolls out from the highest ordinal, one pod at a time:
+// the first reconcile after the change deletes db-2 alone.
+func TestStatefulSetRollsOutFromTheHighestOrdinal(t *testing.T) {
+	st, err := stsRun(t, Config{}, "add-node node-1", "apply-statefulset db replicas=3 image=redis:7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ParseAction("apply-statefulset db replicas=3 image=redis:8")
+	st.Step(a)
+	st.Step(Action{Op: OpDeliver, Who: StatefulSetController, Kind: KindStatefulSet})
+	r := st.Step(Action{Op: OpReconcile, Who: StatefulSetController, Key: "default/db"})
+	if len(r.Writes) != 1 || r.Writes[0].Verb != VerbDelete || r.Writes[0].Ref.Name != "db-2" {
+		t.Fatalf("first reconcile after the change: %v, want db-2 deleted alone", r.Writes)
+	}
+}
