@@ -73,10 +73,12 @@ func (a *Action) parseStatefulSet(kv map[string]string, line string) error {
 	}
 	if c := kv["claims"]; c != "" {
 		o.Claims = strings.Split(c, ",")
+		seen := map[string]bool{}
 		for _, t := range o.Claims {
-			if t == "" || strings.Contains(t, "/") || strings.Count(","+c+",", ","+t+",") > 1 {
+			if t == "" || strings.Contains(t, "/") || seen[t] {
 				return fmt.Errorf("model: claims takes distinct template names, got %q", line)
 			}
+			seen[t] = true
 		}
 	}
 	for k, dst := range map[string]*bool{"when-scaled": &o.DeleteOnScale, "when-deleted": &o.DeleteOnGone} {

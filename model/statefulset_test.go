@@ -242,3 +242,27 @@ func TestStatefulSetRollsOutFromTheHighestOrdinal(t *testing.T) {
 		t.Fatalf("first reconcile after the change: %v, want db-2 deleted alone", r.Writes)
 	}
 }
+
+// apply-statefulset's script line reads back as the same action, and bad
+// options are refused with a clear error.
+func TestApplyStatefulSetLine(t *testing.T) {
+	line := "apply-statefulset team-b/db replicas=2 image=redis:7 service=dbs policy=Parallel claims=data,logs when-scaled=Delete when-deleted=Delete"
+	a, err := ParseAction(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.String(); got != line {
+		t.Fatalf("String() = %q, want %q", got, line)
+	}
+	for _, bad := range []string{
+		"apply-statefulset db replicas=2",
+		"apply-statefulset db replicas=x image=redis:7",
+		"apply-statefulset db replicas=1 image=redis:7 policy=Sometimes",
+		"apply-statefulset db replicas=1 image=redis:7 claims=data,data",
+		"apply-statefulset db replicas=1 image=redis:7 when-scaled=Keep",
+	} {
+		if _, err := ParseAction(bad); err == nil {
+			t.Errorf("ParseAction(%q) accepted it", bad)
+		}
+	}
+}
