@@ -144,6 +144,7 @@ func stuckRollouts(s *model.Snapshot, also map[int64]bool) leftovers {
 			left.uids[d.UID] = true
 		}
 	}
+	stuckStatefulSets(s, left)
 	left.follow(s)
 	return left
 }

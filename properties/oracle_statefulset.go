@@ -1,6 +1,11 @@
 package properties
 
-import "github.com/converge-dev/converge/model"
+import (
+	"slices"
+	"strings"
+
+	"github.com/converge-dev/converge/model"
+)
 
 // The differential oracle and StatefulSets. The reference run replays a
 // set's last apply. What the retention policy kept is history the
@@ -43,4 +48,37 @@ func retainedClaim(snap *model.Snapshot, c *model.PersistentVolumeClaim) bool {
 		}
 	}
 	return true
+}
+
+// stuckStatefulSets adds the StatefulSets whose template names an image
+// that does not pull, as stuckRollouts does for Deployments: how far
+// their pods got (which ordinals wait for the image, which run an older
+// one) is history, and the reference pulls the image before it fails.
+// Their pods follow them, and so do their claims: OrderedReady stops
+// making claims at the first ordinal that waits for the image.
+func stuckStatefulSets(s *model.Snapshot, left leftovers) {
+	for _, o := range s.List(model.KindStatefulSet) {
+		set := o.(*model.StatefulSet)
+		if !slices.Contains(s.FailingImages, set.Image) {
+			continue
+		}
+		left.uids[set.UID] = true
+		for _, c := range s.List(model.KindPersistentVolumeClaim) {
+			if m := model.MetaOf(c); m.Namespace == set.Namespace && claimOfSet(set, m.Name) {
+				left.uids[m.UID] = true
+			}
+		}
+	}
+}
+
+// claimOfSet: claim is "<template>-<set>-<ordinal>" of one of set's templates.
+func claimOfSet(set *model.StatefulSet, claim string) bool {
+	for _, t := range set.ClaimTemplates {
+		if rest, ok := strings.CutPrefix(claim, t+"-"); ok {
+			if _, ok := model.StatefulSetOrdinal(set.Name, rest); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
