@@ -52,6 +52,8 @@ const (
 	OpContainerOOM    // a running container is killed for memory (exit 137, OOMKilled)
 	OpReadinessFails  // a running container's readiness probe starts failing
 	OpReadinessPasses // it passes again
+	// User actions added later still (statefulset_action.go).
+	OpApplyStatefulSet // create or update a StatefulSet
 )
 
 var opNames = map[Op]string{
@@ -65,13 +67,14 @@ var opNames = map[Op]string{
 	OpCreateNamespace: "create-namespace",
 	OpImageFails:      "image-fails", OpImagePulls: "image-pulls", OpContainerOOM: "container-oom",
 	OpReadinessFails: "readiness-fails", OpReadinessPasses: "readiness-passes",
+	OpApplyStatefulSet: "apply-statefulset",
 }
 
 func (o Op) String() string { return opNames[o] }
 
 // IsUser, IsFault and IsStep classify an action.
 func (o Op) IsUser() bool {
-	return (o >= OpApply && o <= OpTick) || (o >= OpAddFinalizer && o <= OpCreateNamespace)
+	return (o >= OpApply && o <= OpTick) || (o >= OpAddFinalizer && o <= OpCreateNamespace) || o == OpApplyStatefulSet
 }
 func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
 func (o Op) IsFault() bool { return (o >= OpHold && o <= OpTimeTravel) || o.IsWorld() }
@@ -107,6 +110,8 @@ type Action struct {
 	// CrashAfter > 0 crashes the component after that many writes of the
 	// reconcile (intermediate state).
 	CrashAfter int
+	// StatefulSet is apply-statefulset's spec beyond N and Image.
+	StatefulSet *StatefulSetOptions
 }
 
 // Target is the object a user action writes.
@@ -120,6 +125,8 @@ func (a Action) Target() Ref {
 		return RefTo(KindPod, a.Key)
 	case OpCreateNamespace:
 		return RefTo(KindNamespace, a.Key)
+	case OpApplyStatefulSet:
+		return RefTo(KindStatefulSet, a.Key)
 	}
 	return RefTo(a.Kind, a.Key)
 }
@@ -176,6 +183,8 @@ func (a Action) String() string {
 		kv("image", a.Image)
 	case OpCreateNamespace:
 		arg(a.Key)
+	case OpApplyStatefulSet:
+		a.statefulSetString(arg, kv)
 	case OpDeliver:
 		arg(a.Who)
 		arg(a.Kind.Resource())
@@ -315,7 +324,7 @@ func ParseAction(line string) (Action, error) {
 		if err = need(1); err != nil {
 			return a, err
 		}
-		if a.Kind, a.Key, err = resourceKey(pos[0], KindDeployment, KindService, KindPod, KindNamespace); err != nil {
+		if a.Kind, a.Key, err = resourceKey(pos[0], KindDeployment, KindService, KindPod, KindNamespace, KindStatefulSet, KindPersistentVolumeClaim); err != nil {
 			return a, err
 		}
 		k := a.Kind
@@ -352,6 +361,14 @@ func ParseAction(line string) (Action, error) {
 			return a, err
 		}
 		a.Key, err = key(KindNamespace, pos[0])
+	case OpApplyStatefulSet:
+		if err = need(1); err != nil {
+			return a, err
+		}
+		if a.Key, err = key(KindStatefulSet, pos[0]); err != nil {
+			return a, err
+		}
+		err = a.parseStatefulSet(kv, line)
 	case OpCreatePod:
 		if err = need(1); err != nil {
 			return a, err

@@ -7,15 +7,16 @@ import (
 
 // Component names, as they appear in actions and traces.
 const (
-	DeploymentController = "deployment-controller"
-	ReplicaSetController = "replicaset-controller"
-	Scheduler            = "scheduler"
-	EndpointsController  = "endpoints-controller"
-	NodeLifecycle        = "node-lifecycle-controller"
-	GarbageCollector     = "garbage-collector"
-	NamespaceController  = "namespace-controller"
-	kubeletPrefix        = "kubelet/"
-	proxyPrefix          = "kube-proxy/"
+	DeploymentController  = "deployment-controller"
+	ReplicaSetController  = "replicaset-controller"
+	Scheduler             = "scheduler"
+	EndpointsController   = "endpoints-controller"
+	NodeLifecycle         = "node-lifecycle-controller"
+	GarbageCollector      = "garbage-collector"
+	NamespaceController   = "namespace-controller"
+	StatefulSetController = "statefulset-controller"
+	kubeletPrefix         = "kubelet/"
+	proxyPrefix           = "kube-proxy/"
 )
 
 // KubeletName and ProxyName name the per-node components.
@@ -132,6 +133,8 @@ func roleOf(name string) *role {
 		return &gcRole
 	case name == NamespaceController:
 		return &namespaceRole
+	case name == StatefulSetController:
+		return &statefulSetRole
 	case strings.HasPrefix(name, kubeletPrefix):
 		return &kubeletRole
 	case strings.HasPrefix(name, proxyPrefix):

@@ -189,6 +189,9 @@ func Converged(s *Snapshot) error {
 			return err
 		}
 	}
+	if err := statefulSetsConverged(s, failing); err != nil {
+		return err
+	}
 	return serviceConverged(s)
 }
 

@@ -4,8 +4,8 @@ package model
 // can (they may fail, which is a result, not a refusal), given a name.
 func (st *State) enabled(a Action) bool {
 	switch a.Op {
-	case OpApply, OpScale, OpSetImage, OpDelete, OpApplyService, OpCreatePod, OpAddFinalizer, OpRemoveFinalizer, OpCreateNamespace:
-		return a.Key != "" && (a.Image != "" || (a.Op != OpApply && a.Op != OpSetImage && a.Op != OpCreatePod))
+	case OpApply, OpScale, OpSetImage, OpDelete, OpApplyService, OpCreatePod, OpAddFinalizer, OpRemoveFinalizer, OpCreateNamespace, OpApplyStatefulSet:
+		return a.Key != "" && (a.Image != "" || (a.Op != OpApply && a.Op != OpSetImage && a.Op != OpCreatePod && a.Op != OpApplyStatefulSet))
 	case OpAddNode, OpRemoveNode:
 		return a.Who != "" && NodeOf(KubeletName(a.Who)) == a.Who
 	case OpTick, OpCompact:

@@ -2,8 +2,9 @@ package model
 
 import "strings"
 
-// The garbage collector: watches Deployments, ReplicaSets, Pods, Services
-// and custom resources, which may own any of them (an implementation's
+// The garbage collector: watches Deployments, ReplicaSets, Pods, Services,
+// StatefulSets, PersistentVolumeClaims and custom resources, which may own
+// any of them (an implementation's
 // custom view holds the built-in kinds the model lacks too, as Kubernetes'
 // collector watches every resource); a key is
 // "<resource>/<namespace>/<name>" ("<type>/<namespace>/<name>" for a custom
@@ -89,7 +90,7 @@ func goneCustomOwners(c *Memory, h Host) []string {
 
 // collected are the kinds whose owners the collector follows through its
 // view.
-var collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindCustom}
+var collected = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindCustom, KindStatefulSet, KindPersistentVolumeClaim}
 
 // follows: the object has a controller.
 func follows(m *Meta) bool { return m.Owner.UID != 0 }

@@ -21,6 +21,9 @@ type Checker struct {
 	// adopted are the Deployments that adopted an orphaned ReplicaSet: its
 	// replicas came with it, not from their rollout.
 	adopted map[int64]bool
+	// stsReady: "<namespace>/<pod>#<set uid>" of the StatefulSets' pods
+	// that have been Running and Ready (statefulset_invariants.go).
+	stsReady map[string]bool
 }
 
 // NewChecker starts a checker for one run.
@@ -43,11 +46,17 @@ func (c *Checker) Check(s *Snapshot, writes []Write) error {
 		if err := checkDeletion(stored, s, w); err != nil {
 			return err
 		}
+		if err := c.checkStatefulWrite(s, w); err != nil {
+			return err
+		}
 		if err := specOwner(stored, w); err != nil && w.Err == nil && w.Local == "" {
 			return err
 		}
 	}
 	c.learn(s)
+	if err := c.checkStatefulPods(s); err != nil {
+		return err
+	}
 	return c.checkState(s)
 }
 

@@ -31,7 +31,7 @@ var namespaceRole = role{
 // namespacedKinds are the kinds a namespace holds, in the order the
 // controller deletes them (KindCustom's live list holds every kind the
 // model lacks, as upstream's deleter goes through every resource).
-var namespacedKinds = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindEndpoints, KindEndpointSlice, KindCustom}
+var namespacedKinds = []Kind{KindDeployment, KindReplicaSet, KindPod, KindService, KindEndpoints, KindEndpointSlice, KindCustom, KindStatefulSet, KindPersistentVolumeClaim}
 
 func reconcileNamespace(c *Memory, h Host, t Writer, key string) {
 	ns, _ := c.Get(KindNamespace, key).(*Namespace)

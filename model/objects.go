@@ -24,11 +24,16 @@ const (
 	// (the garbage collector's and the namespace controller's); a Ref's
 	// Type tells one custom resource from another.
 	KindCustom
+	// KindStatefulSet and KindPersistentVolumeClaim come after KindCustom
+	// so that recorded actions keep the kinds' numbers
+	// (statefulset.go).
+	KindStatefulSet
+	KindPersistentVolumeClaim
 	numKinds
 )
 
 var kindResources = [numKinds]string{"deployments", "replicasets", "pods", "nodes", "services", "endpoints", "namespaces",
-	"endpointslices", "custom"}
+	"endpointslices", "custom", "statefulsets", "persistentvolumeclaims"}
 
 // Namespaced tells whether objects of the kind live in a namespace (nodes
 // and namespaces do not).
@@ -283,6 +288,11 @@ type Pod struct {
 	// before any attempt has ended.
 	LastReason   string
 	LastExitCode int
+	// Claims are the PersistentVolumeClaims a StatefulSet's pod mounts,
+	// one per volumeClaimTemplate, in the templates' order: its own
+	// ordinal's (StatefulSetClaimName). Other pods' volumes are not
+	// modelled.
+	Claims []string
 }
 
 // The kubelet's reasons for a waiting container and a terminated one

@@ -137,6 +137,7 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		if x.LastReason != "" {
 			add("status.lastTerminated", x.LastReason+" exit="+strconv.Itoa(x.LastExitCode))
 		}
+		add("spec.volumes.claims", x.Claims)
 	case *Node:
 		add("spec.podCIDR", PodIP(x.Index, 0)+"/24")
 		add("spec.taints", x.Taints)
@@ -178,6 +179,8 @@ func (s *Snapshot) Fields(o Obj) []Field {
 		}
 	case *Custom:
 		f = append(f, bodyFields(x.Body)...)
+	case *StatefulSet:
+		f = append(f, statefulSetFields(x)...)
 	}
 	return f
 }

@@ -41,7 +41,7 @@ type State struct {
 }
 
 // ControlPlane lists the cluster-wide components every State starts with.
-var ControlPlane = []string{DeploymentController, ReplicaSetController, Scheduler, EndpointsController, NodeLifecycle, GarbageCollector, NamespaceController}
+var ControlPlane = []string{DeploymentController, ReplicaSetController, Scheduler, EndpointsController, NodeLifecycle, GarbageCollector, NamespaceController, StatefulSetController}
 
 // New returns an empty cluster with the control-plane components running
 // and no nodes.

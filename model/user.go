@@ -27,6 +27,9 @@ func UserIntent(a Action, cur Obj) (*UserWrite, error) {
 		return deploymentIntent(a, target, d)
 	case OpCreateNamespace:
 		return &UserWrite{Verb: VerbCreate, After: NewNamespace(target.Name)}, nil
+	case OpApplyStatefulSet:
+		s, _ := cur.(*StatefulSet)
+		return statefulSetIntent(a, target, s)
 	case OpApplyService:
 		s := &Service{Meta: Meta{Name: target.Name, Namespace: target.Namespace, Labels: map[string]string{"app": target.Name}}, Selector: map[string]string{"app": a.App}, Ports: ServicePorts(a.N)}
 		c, _ := cur.(*Service)

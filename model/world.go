@@ -35,10 +35,11 @@ func (st *State) ImagePullFails(image string) bool { return st.failing[image] }
 func (st *State) FailingImages() []string { return sortedKeys(st.failing) }
 
 // ImagesInUse lists, sorted, the images the stored Deployments,
-// ReplicaSets and Pods name: the ones whose failure means something.
+// ReplicaSets, StatefulSets and Pods name: the ones whose failure means
+// something.
 func ImagesInUse(objs func(Kind) []Obj) []string {
 	set := map[string]bool{}
-	for _, k := range []Kind{KindDeployment, KindReplicaSet, KindPod} {
+	for _, k := range []Kind{KindDeployment, KindReplicaSet, KindPod, KindStatefulSet} {
 		for _, o := range objs(k) {
 			switch x := o.(type) {
 			case *Deployment:
@@ -46,6 +47,8 @@ func ImagesInUse(objs func(Kind) []Obj) []string {
 			case *ReplicaSet:
 				set[x.Image] = true
 			case *Pod:
+				set[x.Image] = true
+			case *StatefulSet:
 				set[x.Image] = true
 			}
 		}

@@ -46,6 +46,9 @@ func maskedLines(s *model.Snapshot, left leftovers) []string {
 		if left.uids[model.MetaOf(o).UID] {
 			continue
 		}
+		if c, ok := o.(*model.PersistentVolumeClaim); ok && retainedClaim(s, c) {
+			continue // oracle_statefulset.go
+		}
 		// EndpointSlices are held to the model by the lockstep only: a
 		// user's endpoints controller may write Endpoints alone.
 		if ref.Kind == model.KindEndpointSlice {
@@ -142,6 +145,7 @@ func stuckRollouts(s *model.Snapshot, also map[int64]bool) leftovers {
 			left.uids[d.UID] = true
 		}
 	}
+	stuckStatefulSets(s, left)
 	left.follow(s)
 	return left
 }
@@ -203,6 +207,8 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 			}
 		case *model.Service:
 			acts = append(acts, model.Action{Op: model.OpApplyService, Key: model.KeyOf(o), App: o.Selector["app"], N: o.FirstPort()})
+		case *model.StatefulSet:
+			acts = append(acts, statefulSetApply(o))
 		}
 	}
 	for _, a := range acts {

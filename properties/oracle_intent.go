@@ -44,7 +44,9 @@ func NewIntents() *Intents {
 }
 
 // userKinds are the kinds whose spec the user owns.
-func userKind(k model.Kind) bool { return k == model.KindDeployment || k == model.KindService }
+func userKind(k model.Kind) bool {
+	return k == model.KindDeployment || k == model.KindService || k == model.KindStatefulSet
+}
 
 // userFields are the fields a user owns: the spec and the labels.
 func userFields(o model.Obj) map[string]string {

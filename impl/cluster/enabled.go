@@ -9,8 +9,8 @@ import (
 // enabled mirrors model.State's rules, over the implementation's state.
 func (s *Stepped) enabled(a model.Action) bool {
 	switch a.Op {
-	case model.OpApply, model.OpScale, model.OpSetImage, model.OpDelete, model.OpApplyService, model.OpCreatePod, model.OpAddFinalizer, model.OpRemoveFinalizer, model.OpCreateNamespace:
-		return a.Key != "" && (a.Image != "" || (a.Op != model.OpApply && a.Op != model.OpSetImage && a.Op != model.OpCreatePod))
+	case model.OpApply, model.OpScale, model.OpSetImage, model.OpDelete, model.OpApplyService, model.OpCreatePod, model.OpAddFinalizer, model.OpRemoveFinalizer, model.OpCreateNamespace, model.OpApplyStatefulSet:
+		return a.Key != "" && (a.Image != "" || (a.Op != model.OpApply && a.Op != model.OpSetImage && a.Op != model.OpCreatePod && a.Op != model.OpApplyStatefulSet))
 	case model.OpAddNode, model.OpRemoveNode:
 		return a.Who != "" && model.NodeOf(model.KubeletName(a.Who)) == a.Who
 	case model.OpTick, model.OpCompact:

@@ -102,6 +102,9 @@ func revOf(o api.Object) int64 {
 func (w *writer) template(o model.Obj) api.Object {
 	m := model.MetaOf(o)
 	ow := m.Owner
+	if _, claim := o.(*model.PersistentVolumeClaim); claim && ow.Kind != model.KindStatefulSet {
+		return w.claimTemplate(m)
+	}
 	if ow.UID == 0 {
 		return nil
 	}

@@ -26,6 +26,7 @@ func podToModel(p *api.Pod, m model.Meta) (*model.Pod, error) {
 		PodIP:        p.Status.PodIP,
 		Gated:        len(p.Spec.SchedulingGates) > 0,
 		Ports:        namedPortsOf(&p.Spec),
+		Claims:       claimsOf(p),
 	}
 	if cs := containerStatusOf(p); cs != nil {
 		o.Restarts = int(cs.RestartCount)
@@ -63,6 +64,9 @@ func newPod(o *model.Pod, template api.Object) (*api.Pod, error) {
 		for _, cp := range o.Ports {
 			c.Ports = append(c.Ports, api.ContainerPort{Name: cp.Name, Protocol: corev1.Protocol(cp.Protocol), ContainerPort: i32(cp.Port)})
 		}
+	}
+	if s, ok := template.(*api.StatefulSet); ok && s != nil {
+		stampStatefulPod(p, o, s)
 	}
 	applyPod(p, o)
 	return p, nil

@@ -59,6 +59,10 @@ func ToModel(obj api.Object, uids *UIDs) (model.Obj, error) {
 		o = endpointSliceToModel(x, m)
 	case *api.Namespace:
 		o = namespaceToModel(x, m)
+	case *api.StatefulSet:
+		o = statefulSetToModel(x, m)
+	case *api.PersistentVolumeClaim:
+		o = claimToModel(x, m)
 	case *api.CustomObject:
 		o, err = customToModel(x, m)
 	default:
@@ -115,6 +119,10 @@ func Apply(base api.Object, o model.Obj, uids *UIDs) (api.Object, error) {
 		out, err = applyAs(b, o, applyEndpointSlice)
 	case *api.Namespace:
 		out, err = applyAs(b, o, applyNamespace)
+	case *api.StatefulSet:
+		out, err = applyAs(b, o, applyStatefulSet)
+	case *api.PersistentVolumeClaim:
+		out, err = applyAs(b, o, func(*api.PersistentVolumeClaim, *model.PersistentVolumeClaim) {})
 	default:
 		if _, opaque := o.(*model.Custom); !opaque {
 			return nil, fmt.Errorf("%w: kind %T", ErrUnsupported, base)
@@ -175,6 +183,10 @@ func New(o model.Obj, template api.Object, uids *UIDs) (api.Object, error) {
 		obj, err = newEndpointSlice(x, template)
 	case *model.Namespace:
 		obj = newNamespace(x)
+	case *model.StatefulSet:
+		obj, err = newStatefulSet(x)
+	case *model.PersistentVolumeClaim:
+		obj, err = newClaim(x, template)
 	default:
 		return nil, fmt.Errorf("%w: model type %T", ErrUnsupported, o)
 	}
@@ -247,6 +259,8 @@ var ownerKinds = map[string]model.Kind{
 	"Node":       model.KindNode,
 	"Service":    model.KindService,
 	"Endpoints":  model.KindEndpoints,
+	// StatefulSet: its pods; its claims, when whenDeleted is Delete.
+	"StatefulSet": model.KindStatefulSet,
 }
 
 func metaToModel(om *api.ObjectMeta, uids *UIDs) (model.Meta, error) {

@@ -159,6 +159,10 @@ func podTemplateOf(template api.Object, image string) (api.PodTemplateSpec, erro
 		if t != nil {
 			return cleanTemplate(api.DeepCopy(t.Spec.Template)), nil
 		}
+	case *api.StatefulSet:
+		if t != nil {
+			return cleanTemplate(api.DeepCopy(t.Spec.Template)), nil
+		}
 	}
 	return api.PodTemplateSpec{}, fmt.Errorf("%w: %T is not a pod template holder", ErrMismatch, template)
 }
