@@ -8,10 +8,10 @@ import "slices"
 // current, updated and available all spec.replicas, current revision the
 // update revision, at its generation). A set whose image does not pull
 // is left to the pods' own check, which excuses pods honestly waiting.
-func statefulSetsConverged(s *Snapshot, failing map[string]bool) error {
+func statefulSetsConverged(s *Snapshot, failing func(image string) bool) error {
 	for _, o := range s.List(KindStatefulSet) {
 		set := o.(*StatefulSet)
-		if set.Deleting || failing[set.Image] {
+		if set.Deleting || failing(set.Image) {
 			continue
 		}
 		rev := StatefulSetRevision(set)
