@@ -51,7 +51,8 @@ func retainedClaim(snap *model.Snapshot, c *model.PersistentVolumeClaim) bool {
 }
 
 // stuckStatefulSets adds the StatefulSets whose template names an image
-// that does not pull, as stuckRollouts does for Deployments: how far
+// that does not pull or does not parse, as stuckRollouts does for
+// Deployments: how far
 // their pods got (which ordinals wait for the image, which run an older
 // one) is history, and the reference pulls the image before it fails.
 // Their pods follow them, and so do their claims: OrderedReady stops
@@ -59,7 +60,7 @@ func retainedClaim(snap *model.Snapshot, c *model.PersistentVolumeClaim) bool {
 func stuckStatefulSets(s *model.Snapshot, left leftovers) {
 	for _, o := range s.List(model.KindStatefulSet) {
 		set := o.(*model.StatefulSet)
-		if !slices.Contains(s.FailingImages, set.Image) {
+		if !slices.Contains(s.FailingImages, set.Image) && model.ImageNameError(set.Image) == "" {
 			continue
 		}
 		left.uids[set.UID] = true
