@@ -81,7 +81,11 @@ func (st *State) EnabledSteps() []Action {
 
 // EnabledFaults lists the faults that can be injected now, in a stable order.
 func (st *State) EnabledFaults() []Action {
-	var out []Action
+	containers, nodes, world := st.Containers(""), st.Objects(KindNode), st.EnabledWorldFaults()
+	// At most hold or release, drop-watch, crash and a transient fault a
+	// component, then the containers', the nodes', compact and the world's:
+	// one allocation instead of a growing slice.
+	out := make([]Action, 0, 4*len(st.names)+len(containers)+len(nodes)+1+len(world))
 	for _, n := range st.names {
 		for _, op := range []Op{OpHold, OpRelease, OpDropWatch, OpCrash} {
 			if a := (Action{Op: op, Who: n}); st.enabled(a) {
@@ -92,12 +96,12 @@ func (st *State) EnabledFaults() []Action {
 			out = append(out, a)
 		}
 	}
-	for _, c := range st.Containers("") {
+	for _, c := range containers {
 		if c.Running {
 			out = append(out, Action{Op: OpCrashContainer, Who: c.Node, Key: c.Pod})
 		}
 	}
-	for _, o := range st.Objects(KindNode) {
+	for _, o := range nodes {
 		for _, op := range []Op{OpNodeDown, OpNodeUp} {
 			if a := (Action{Op: op, Who: o.meta().Name}); st.enabled(a) {
 				out = append(out, a)
@@ -105,7 +109,7 @@ func (st *State) EnabledFaults() []Action {
 		}
 	}
 	out = append(out, Action{Op: OpCompact})
-	return append(out, st.EnabledWorldFaults()...)
+	return append(out, world...)
 }
 
 // EnabledWorldFaults lists the world faults that can happen now

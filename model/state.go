@@ -255,7 +255,7 @@ func (st *State) deliver(c *component, k Kind) string {
 		// quadratic.
 		st.trimAt = max(4096, len(st.store.log)+4096)
 	}
-	return e.Type.String() + " " + RefOf(e.Obj).String()
+	return RefOf(e.Obj).prefixed(e.Type.String() + " ")
 }
 
 func (st *State) trimLog() {
