@@ -51,6 +51,24 @@ func (s *Snapshot) List(k Kind) []Obj {
 	return out
 }
 
+// lists is List of each of kinds, in one pass over the objects: the
+// invariants list five kinds of every snapshot.
+func (s *Snapshot) lists(kinds ...Kind) map[Kind][]Obj {
+	out := make(map[Kind][]Obj, len(kinds))
+	for _, k := range kinds {
+		out[k] = nil
+	}
+	for r, o := range s.Objects {
+		if objs, ok := out[r.Kind]; ok {
+			out[r.Kind] = append(objs, o)
+		}
+	}
+	for _, objs := range out {
+		SortObjects(objs)
+	}
+	return out
+}
+
 // Field is one observable field of an object, rendered for comparison.
 type Field struct{ Name, Value string }
 
