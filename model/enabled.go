@@ -122,18 +122,33 @@ func (st *State) EnabledWorldFaults() []Action {
 // enabledDeliveries lists a component's relist or its informers' pending
 // deliveries, in kind order.
 func (st *State) enabledDeliveries(n string) []Action {
+	var out []Action
+	st.deliveries(n, func(a Action) bool { out = append(out, a); return true })
+	return out
+}
+
+// firstDelivery is enabledDeliveries' first, without the list: the
+// quiesce's fair schedule asks for it on every step.
+func (st *State) firstDelivery(n string) (first Action, ok bool) {
+	st.deliveries(n, func(a Action) bool { first, ok = a, true; return false })
+	return first, ok
+}
+
+// deliveries yields what enabledDeliveries lists until yield says stop.
+func (st *State) deliveries(n string, yield func(Action) bool) {
 	c := st.comps[n]
 	if c == nil || c.held || c.down {
-		return nil
+		return
 	}
 	if c.broken {
-		return []Action{{Op: OpRelist, Who: n}}
+		yield(Action{Op: OpRelist, Who: n})
+		return
 	}
-	var out []Action
 	for _, k := range c.kinds {
 		if _, ok := c.nextEvent(st.store, k); ok {
-			out = append(out, Action{Op: OpDeliver, Who: n, Kind: k})
+			if !yield(Action{Op: OpDeliver, Who: n, Kind: k}) {
+				return
+			}
 		}
 	}
-	return out
 }
