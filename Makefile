@@ -70,6 +70,14 @@ demo-real:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# The headline figures as one table (about 2 minutes; scripts/bench-report.sh):
+# lockstep checks a minute and over the model alone, model steps/s and
+# allocations, operator checks a minute and over raw etcd, pod create over
+# HTTP against a raw put.
+.PHONY: bench-report
+bench-report:
+	GO=$(GO) ./scripts/bench-report.sh
+
 # Issue 23's sizes, 100x1,000 to 1,000 nodes x 10,000 pods (about 15
 # min: the model's own flow of the largest size, counted for model-writes,
 # takes over a minute), then kubectl get pods against converge up --nodes

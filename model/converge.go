@@ -36,8 +36,8 @@ func (st *State) Recovery() []Action {
 // follow the same one.
 func (st *State) NextQuiesceStep() (Action, bool) {
 	for ; st.undelivered < len(st.names); st.undelivered++ {
-		if ds := st.enabledDeliveries(st.names[st.undelivered]); len(ds) > 0 {
-			return ds[0], true
+		if d, ok := st.firstDelivery(st.names[st.undelivered]); ok {
+			return d, true
 		}
 	}
 	// Fresh work first, then due heartbeats, then failed keys (their

@@ -81,7 +81,11 @@ func (st *State) EnabledSteps() []Action {
 
 // EnabledFaults lists the faults that can be injected now, in a stable order.
 func (st *State) EnabledFaults() []Action {
-	var out []Action
+	containers, nodes, world := st.Containers(""), st.Objects(KindNode), st.EnabledWorldFaults()
+	// At most hold or release, drop-watch, crash and a transient fault a
+	// component, then the containers', the nodes', compact and the world's:
+	// one allocation instead of a growing slice.
+	out := make([]Action, 0, 4*len(st.names)+len(containers)+len(nodes)+1+len(world))
 	for _, n := range st.names {
 		for _, op := range []Op{OpHold, OpRelease, OpDropWatch, OpCrash} {
 			if a := (Action{Op: op, Who: n}); st.enabled(a) {
@@ -92,12 +96,12 @@ func (st *State) EnabledFaults() []Action {
 			out = append(out, a)
 		}
 	}
-	for _, c := range st.Containers("") {
+	for _, c := range containers {
 		if c.Running {
 			out = append(out, Action{Op: OpCrashContainer, Who: c.Node, Key: c.Pod})
 		}
 	}
-	for _, o := range st.Objects(KindNode) {
+	for _, o := range nodes {
 		for _, op := range []Op{OpNodeDown, OpNodeUp} {
 			if a := (Action{Op: op, Who: o.meta().Name}); st.enabled(a) {
 				out = append(out, a)
@@ -105,7 +109,7 @@ func (st *State) EnabledFaults() []Action {
 		}
 	}
 	out = append(out, Action{Op: OpCompact})
-	return append(out, st.EnabledWorldFaults()...)
+	return append(out, world...)
 }
 
 // EnabledWorldFaults lists the world faults that can happen now
@@ -118,18 +122,33 @@ func (st *State) EnabledWorldFaults() []Action {
 // enabledDeliveries lists a component's relist or its informers' pending
 // deliveries, in kind order.
 func (st *State) enabledDeliveries(n string) []Action {
+	var out []Action
+	st.deliveries(n, func(a Action) bool { out = append(out, a); return true })
+	return out
+}
+
+// firstDelivery is enabledDeliveries' first, without the list: the
+// quiesce's fair schedule asks for it on every step.
+func (st *State) firstDelivery(n string) (first Action, ok bool) {
+	st.deliveries(n, func(a Action) bool { first, ok = a, true; return false })
+	return first, ok
+}
+
+// deliveries yields what enabledDeliveries lists until yield says stop.
+func (st *State) deliveries(n string, yield func(Action) bool) {
 	c := st.comps[n]
 	if c == nil || c.held || c.down {
-		return nil
+		return
 	}
 	if c.broken {
-		return []Action{{Op: OpRelist, Who: n}}
+		yield(Action{Op: OpRelist, Who: n})
+		return
 	}
-	var out []Action
 	for _, k := range c.kinds {
 		if _, ok := c.nextEvent(st.store, k); ok {
-			out = append(out, Action{Op: OpDeliver, Who: n, Kind: k})
+			if !yield(Action{Op: OpDeliver, Who: n, Kind: k}) {
+				return
+			}
 		}
 	}
-	return out
 }

@@ -62,8 +62,8 @@ func (st *State) nextDrainStep(pattern string) (Action, bool) {
 		if ok, _ := path.Match(pattern, n); !ok {
 			continue
 		}
-		if ds := st.enabledDeliveries(n); len(ds) > 0 {
-			return ds[0], true
+		if d, ok := st.firstDelivery(n); ok {
+			return d, true
 		}
 		if c := st.comps[n]; !c.down && len(c.queue) > 0 {
 			return Action{Op: OpReconcile, Who: n, Key: c.queue[0]}, true

@@ -129,12 +129,13 @@ func (c *Checker) learn(s *Snapshot) {
 func (c *Checker) checkState(s *Snapshot) error {
 	active := map[int64]int{}  // RS UID -> non-terminating pods
 	specSum := map[int64]int{} // Deployment UID -> sum of its ReplicaSets' spec.replicas
-	for _, o := range s.List(KindPod) {
+	lists := s.lists(KindPod, KindReplicaSet, KindDeployment, KindEndpoints, KindEndpointSlice)
+	for _, o := range lists[KindPod] {
 		if p := o.(*Pod); !p.Deleting && p.Owner.Kind == KindReplicaSet {
 			active[p.Owner.UID]++
 		}
 	}
-	for _, o := range s.List(KindReplicaSet) {
+	for _, o := range lists[KindReplicaSet] {
 		rs := o.(*ReplicaSet)
 		if n := active[rs.UID]; n > c.rsMax[rs.UID] {
 			return violation("a ReplicaSet never has more pods than it asked for", "%s has %d non-terminating pods, spec.replicas never above %d", rs.Name, n, c.rsMax[rs.UID])
@@ -143,20 +144,20 @@ func (c *Checker) checkState(s *Snapshot) error {
 			specSum[rs.Owner.UID] += rs.Replicas
 		}
 	}
-	for _, o := range s.List(KindDeployment) {
+	for _, o := range lists[KindDeployment] {
 		d := o.(*Deployment)
 		if n := specSum[d.UID]; n > c.surgeMax[d.UID] && !c.adopted[d.UID] {
 			return violation("a rollout stays within replicas+maxSurge", "%s's ReplicaSets ask for %d pods, replicas+maxSurge never above %d", d.Name, n, c.surgeMax[d.UID])
 		}
 	}
-	for _, o := range s.List(KindEndpoints) {
+	for _, o := range lists[KindEndpoints] {
 		for _, a := range o.(*Endpoints).Addresses {
 			if !c.everReady[Key(o.meta().Namespace, a.Pod)] {
 				return violation("endpoints name only pods that were ready", "endpoints/%s lists %s, never ready", KeyOf(o), a.Pod)
 			}
 		}
 	}
-	for _, o := range s.List(KindEndpointSlice) {
+	for _, o := range lists[KindEndpointSlice] {
 		for _, e := range o.(*EndpointSlice).Endpoints {
 			if (e.Ready || e.Serving) && !c.everReady[Key(o.meta().Namespace, e.Pod)] {
 				return violation("endpoint slices call ready only pods that were ready", "endpointslices/%s has %s ready or serving, never ready", KeyOf(o), e.Pod)
@@ -164,7 +165,7 @@ func (c *Checker) checkState(s *Snapshot) error {
 		}
 	}
 	ips := map[string]string{} // node/IP -> pod
-	for _, o := range s.List(KindPod) {
+	for _, o := range lists[KindPod] {
 		if p := o.(*Pod); p.NodeName != "" && p.PodIP != "" {
 			key := p.NodeName + "/" + p.PodIP
 			if other, dup := ips[key]; dup {

@@ -386,7 +386,10 @@ func (m *Memory) count(o Obj, sign int) {
 // Apply puts an event into the view and advances that kind's revision. It
 // returns what the view held under the event's name before (WatchEvent.Old).
 func (m *Memory) Apply(e WatchEvent) (old Obj) {
-	k, key := e.Obj.Kind(), viewKey(RefOf(e.Obj))
+	k, key := e.Obj.Kind(), e.key
+	if key == "" {
+		key = viewKey(RefOf(e.Obj))
+	}
 	old = m.Get(k, key)
 	if e.Type == Deleted {
 		m.remove(k, key)

@@ -77,11 +77,19 @@ type Ref struct {
 // views and queues are keyed by it.
 func (r Ref) Key() string { return Key(r.Namespace, r.Name) }
 
-func (r Ref) String() string {
-	if r.Type != "" {
-		return r.Type + "/" + r.Key()
+func (r Ref) String() string { return r.prefixed("") }
+
+// prefixed is prefix followed by String, built in one allocation: a
+// delivery's description is one per step.
+func (r Ref) prefixed(prefix string) string {
+	t := r.Type
+	if t == "" {
+		t = r.Kind.Resource()
 	}
-	return r.Kind.Resource() + "/" + r.Key()
+	if r.Namespace == "" {
+		return prefix + t + "/" + r.Name
+	}
+	return prefix + t + "/" + r.Namespace + "/" + r.Name
 }
 
 // Key is namespace/name, or name when namespace is "".

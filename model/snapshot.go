@@ -51,6 +51,24 @@ func (s *Snapshot) List(k Kind) []Obj {
 	return out
 }
 
+// lists is List of each of kinds, in one pass over the objects: the
+// invariants list five kinds of every snapshot.
+func (s *Snapshot) lists(kinds ...Kind) map[Kind][]Obj {
+	out := make(map[Kind][]Obj, len(kinds))
+	for _, k := range kinds {
+		out[k] = nil
+	}
+	for r, o := range s.Objects {
+		if objs, ok := out[r.Kind]; ok {
+			out[r.Kind] = append(objs, o)
+		}
+	}
+	for _, objs := range out {
+		SortObjects(objs)
+	}
+	return out
+}
+
 // Field is one observable field of an object, rendered for comparison.
 type Field struct{ Name, Value string }
 
@@ -72,7 +90,15 @@ func (s *Snapshot) ownerField(m *Meta) string {
 }
 
 // Fields renders an object's observable fields, masking UIDs and versions.
-func (s *Snapshot) Fields(o Obj) []Field {
+func (s *Snapshot) Fields(o Obj) []Field { return fields(o, s.ownerField(o.meta())) }
+
+// ownerFieldName is the field ownerField renders; it comes right after the
+// labels (LineCache relies on it).
+const ownerFieldName = "metadata.ownerReferences"
+
+// fields is Fields with the owner reference given rendered: all but it
+// depends on the object alone.
+func fields(o Obj, owner string) []Field {
 	m := o.meta()
 	var f []Field
 	add := func(name string, v any) {
@@ -90,7 +116,7 @@ func (s *Snapshot) Fields(o Obj) []Field {
 	// always keeps fields whose zero value means something (0 replicas).
 	always := func(name string, n int) { f = append(f, Field{name, strconv.Itoa(n)}) }
 	add("metadata.labels", m.Labels)
-	add("metadata.ownerReferences", s.ownerField(m))
+	add(ownerFieldName, owner)
 	add("metadata.deletionTimestamp", m.Deleting)
 	add("metadata.gracefulDeletion", m.Graceful) // deletionGracePeriodSeconds > 0
 	add("metadata.finalizers", m.Finalizers)
@@ -223,54 +249,7 @@ func (s *Snapshot) ChangedFields(before, after Obj) []string {
 
 // Lines renders the snapshot canonically, one line per object field,
 // container and rule. Equal snapshots have equal lines.
-func (s *Snapshot) Lines() []string {
-	refs := make([]Ref, 0, len(s.Objects))
-	for r := range s.Objects {
-		refs = append(refs, r)
-	}
-	sort.Slice(refs, func(i, j int) bool {
-		if refs[i].Kind != refs[j].Kind {
-			return refs[i].Kind < refs[j].Kind
-		}
-		if refs[i].Type != refs[j].Type {
-			return refs[i].Type < refs[j].Type
-		}
-		return refs[i].Key() < refs[j].Key()
-	})
-	var out []string
-	for _, r := range refs {
-		out = append(out, r.String())
-		for _, f := range s.Fields(s.Objects[r]) {
-			out = append(out, r.String()+" "+f.Name+"="+f.Value)
-		}
-	}
-	for _, c := range s.Containers {
-		state := "running"
-		switch {
-		case !c.Running && c.Reason == ReasonOOMKilled:
-			state = "exited(" + strconv.Itoa(c.ExitCode) + " OOMKilled)"
-		case !c.Running:
-			state = "exited(" + strconv.Itoa(c.ExitCode) + ")"
-		case c.Unready:
-			state = "running unready"
-		}
-		owner := "pod=" + c.Pod
-		if p, _ := s.Objects[RefTo(KindPod, c.Pod)].(*Pod); p == nil || p.UID != c.PodUID {
-			owner += " (gone)"
-		}
-		out = append(out, "containers/"+c.ID+" "+owner+" image="+c.Image+" "+state)
-	}
-	for _, n := range sortedKeys(s.Rules) {
-		for _, svc := range sortedKeys(s.Rules[n]) {
-			r := s.Rules[n][svc]
-			out = append(out, fmt.Sprintf("rules/%s/%s port=%d backends=%s", n, svc, r.Port, strings.Join(r.Backends, ",")))
-		}
-	}
-	for _, img := range s.FailingImages {
-		out = append(out, "images/"+img+" pulls fail")
-	}
-	return append(out, "clock="+strconv.FormatInt(s.Now, 10))
-}
+func (s *Snapshot) Lines() []string { return (*LineCache)(nil).Lines(s) }
 
 // Digest is a short hash of the canonical lines, for traces.
 func (s *Snapshot) Digest() string {
@@ -284,29 +263,7 @@ func (s *Snapshot) Digest() string {
 
 // Diff names every line that differs between two snapshots, labelled with
 // the given names ("model", "impl"). Empty means equal.
-func Diff(a, b *Snapshot, an, bn string) []string {
-	al, bl := a.Lines(), b.Lines()
-	inA := map[string]bool{}
-	for _, l := range al {
-		inA[l] = true
-	}
-	inB := map[string]bool{}
-	for _, l := range bl {
-		inB[l] = true
-	}
-	var out []string
-	for _, l := range al {
-		if !inB[l] {
-			out = append(out, "only in "+an+": "+l)
-		}
-	}
-	for _, l := range bl {
-		if !inA[l] {
-			out = append(out, "only in "+bn+": "+l)
-		}
-	}
-	return out
-}
+func Diff(a, b *Snapshot, an, bn string) []string { return (*LineCache)(nil).Diff(a, b, an, bn) }
 
 // portName prefixes a named port's number with its name.
 func portName(name string) string {

@@ -255,7 +255,10 @@ func (st *State) deliver(c *component, k Kind) string {
 		// quadratic.
 		st.trimAt = max(4096, len(st.store.log)+4096)
 	}
-	return e.Type.String() + " " + RefOf(e.Obj).String()
+	if e.delivered == "" { // an event made outside the store's log
+		return RefOf(e.Obj).prefixed(e.Type.String() + " ")
+	}
+	return e.delivered
 }
 
 func (st *State) trimLog() {

@@ -41,6 +41,10 @@ type WatchEvent struct {
 	// name before it (nil if nothing), as client-go's update handlers get
 	// the old object; the store's log leaves it nil, Memory.Apply gives it.
 	Old Obj
+	// key and delivered are Obj's view key and the delivery's description
+	// (Result.Delivered), made once by the store's log for every component
+	// that takes the event; "" in an event made elsewhere.
+	key, delivered string
 }
 
 // Verb names a write in traces.
@@ -138,7 +142,8 @@ func (s *store) commit(t EventType, o Obj) int64 {
 	if t != Deleted {
 		o.meta().Version = s.rev
 	}
-	s.log = append(s.log, WatchEvent{Type: t, Obj: o, Rev: s.rev})
+	r := RefOf(o)
+	s.log = append(s.log, WatchEvent{Type: t, Obj: o, Rev: s.rev, key: viewKey(r), delivered: r.prefixed(t.String() + " ")})
 	if t == Deleted {
 		delete(s.objs, RefOf(o))
 	} else {
