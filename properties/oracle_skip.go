@@ -11,10 +11,11 @@ const (
 	oracleStatusHonesty     = "status-honesty"
 	oracleEventsAlone       = "events-alone"
 	oracleConfigReachesPods = "config-reaches-pods"
+	oracleLostUpdates       = "lost-updates"
 )
 
 // SkippableOracles are the names Operator.Skip accepts.
-var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods}
+var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleLostUpdates}
 
 // checkSkip refuses a Skip that names no oracle or gives no reason.
 func checkSkip(skip map[string]string) error {
