@@ -130,11 +130,7 @@ func (r *recordingClient) views(ctx context.Context, obj api.Object) (ref model.
 	if !known || r.w == nil {
 		return ref, nil, nil
 	}
-	m := api.Meta(obj)
-	ref = model.RefTo(k, m.Name)
-	if k.Namespaced() {
-		ref.Namespace = m.Namespace
-	}
+	ref = r.refOf(obj)
 	cache := r.w.c.cacheOf(k)
 	if cache == nil || !r.w.c.env.stepped {
 		return ref, nil, nil
@@ -148,6 +144,20 @@ func (r *recordingClient) views(ctx context.Context, obj api.Object) (ref model.
 		return ref, nil, nil
 	}
 	return ref, cached, live
+}
+
+// refOf is obj's ref; the zero Ref for a kind the model does not have.
+func (r *recordingClient) refOf(obj api.Object) model.Ref {
+	k, known := model.KindOf(resourceOf(obj))
+	if !known {
+		return model.Ref{}
+	}
+	m := api.Meta(obj)
+	ref := model.RefTo(k, m.Name)
+	if k.Namespaced() {
+		ref.Namespace = m.Namespace
+	}
+	return ref
 }
 
 // updated checks an update that succeeded and notes the version it left.

@@ -210,7 +210,7 @@ func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Objec
 }
 
 func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	ref, _, _ := r.views(ctx, obj)
+	ref := r.refOf(obj)
 	stored, err := r.writeWith(model.VerbStatus, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
 	r.updated(ref, nil, nil, stored, err)
 	return stored, err
