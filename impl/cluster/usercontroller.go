@@ -124,8 +124,7 @@ var errCrashed = errors.New("cluster: the component crashed at its crash point")
 // refuses them past the crash point.
 type recordingClient struct {
 	client.Client
-	w   *writer
-	own map[model.Ref]int64 // the version of each object its last update left (lostupdate.go)
+	w *writer
 }
 
 // write makes one write and records it; deletes report whether the object
@@ -203,17 +202,11 @@ func (r *recordingClient) Create(ctx context.Context, obj api.Object) (api.Objec
 }
 
 func (r *recordingClient) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	ref, cached, live := r.views(ctx, obj)
-	stored, err := r.writeWith(model.VerbUpdate, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
-	r.updated(ref, cached, live, stored, err)
-	return stored, err
+	return r.writeWith(model.VerbUpdate, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.Update(ctx, obj) })
 }
 
 func (r *recordingClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	ref := r.refOf(obj)
-	stored, err := r.writeWith(model.VerbStatus, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
-	r.updated(ref, nil, nil, stored, err)
-	return stored, err
+	return r.writeWith(model.VerbStatus, resourceOf(obj), api.Meta(obj).Name, writeFacts{sent: obj}, func() (api.Object, error) { return r.Client.UpdateStatus(ctx, obj) })
 }
 
 func (r *recordingClient) FinalizeNamespace(ctx context.Context, ns *api.Namespace) (api.Object, error) {
