@@ -310,6 +310,11 @@ var operatorMasks = [][]string{
 	{"metadata", "ownerReferences", "*", "uid"},
 	{"metadata", "annotations", "deployment.kubernetes.io/revision"},
 	{"metadata", "labels", "converge.dev/drift"}, // another writer's label, which an operator may keep
+	// Another field manager's fields (operator_drift_others.go), which an
+	// operator may keep: whether they outlive an owner deleted and made
+	// again depends on whether the collector got there first.
+	{"metadata", "labels", otherLabel}, {"metadata", "annotations", otherLabel},
+	{"metadata", "annotations", restartedAt}, {"spec", "template", "metadata", "annotations", restartedAt},
 	{"status", "observedGeneration"},
 	{"status", "conditions", "*", "lastTransitionTime"}, {"status", "conditions", "*", "lastUpdateTime"},
 	{"status", "conditions", "*", "observedGeneration"},
@@ -328,6 +333,7 @@ func maskObject(obj map[string]any) map[string]any {
 		drop(m, p)
 	}
 	maskTimes(m)
+	maskOtherWriter(m)
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		for _, k := range []string{"labels", "annotations"} {
 			if l, ok := meta[k].(map[string]any); ok && len(l) == 0 {

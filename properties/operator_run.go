@@ -74,6 +74,8 @@ type operatorRun struct {
 	drifted map[string]driftMark
 	// hist is the run's inputs, which the reference run replays.
 	hist history
+	// lost is the other writer's fields the lost-updates oracle keeps.
+	lost lostUpdates
 }
 
 // fataler is where a run's failures go: rapid's T for a check, or, for a

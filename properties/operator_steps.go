@@ -89,8 +89,10 @@ func (r *operatorRun) deliver(resource string) {
 func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	r.rt.Helper()
 	r.beginReconcile(it)
+	r.beginLost(it)
 	out, err := r.host.Reconcile(it, f)
 	r.endReconcile(it, out)
+	r.checkLost(it, !out.Parked)
 	fault := ""
 	if f.FailRequest > 0 {
 		fault = fmt.Sprintf("its request %d fails with a 500", f.FailRequest)
@@ -118,6 +120,7 @@ func (r *operatorRun) proceed(it operator.Item) {
 	r.rt.Helper()
 	out, err := r.host.Continue(it)
 	r.endReconcile(it, out)
+	r.checkLost(it, !out.Parked)
 	switch {
 	case out.Crashed:
 		r.record("operator", "continue", it.String(), crashed(out), out.Writes)

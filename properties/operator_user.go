@@ -113,6 +113,7 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		return
 	}
 	o := rapid.SampledFrom(owned).Draw(rt, "drifted")
+	before := o.DeepCopy()
 	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
 	if rapid.Bool().Draw(rt, "delete?") {
 		r.record("drift", "delete", what, "another writer deletes it", nil)
@@ -150,8 +151,9 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		o.SetLabels(labels)
 		r.record("drift", "update", what, "another writer labels it", nil)
 	}
-	if err := r.user.Update(r.ctx, o); err == nil {
+	if err := r.other().Update(r.ctx, o); err == nil {
 		r.markDrift(o, false, "update")
+		r.noteForeign(before)
 	} else if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refused(err) {
 		r.fail("drift: %v", err)
 	}

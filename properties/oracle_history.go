@@ -148,7 +148,11 @@ func (h *history) add(in *historyInput) {
 // driftNoted is drift, with what it changed recorded as an input.
 func (r *operatorRun) driftNoted(rt *rapid.T) {
 	before := r.owned()
-	r.drift(rt)
+	if rapid.Bool().Draw(rt, "another manager's fields?") {
+		r.driftOthers(rt)
+	} else {
+		r.drift(rt)
+	}
 	after := r.owned()
 	for key, b := range before {
 		a, present := after[key]

@@ -14,10 +14,11 @@ const (
 	oracleEventsAlone        = "events-alone"
 	oracleConfigReachesPods  = "config-reaches-pods"
 	oracleObservedGeneration = "observed-generation"
+	oracleLostUpdates        = "lost-updates"
 )
 
 // SkippableOracles are the names Operator.Skip accepts.
-var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration}
+var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration, oracleLostUpdates}
 
 // hostOracles are the skippable oracles the operator's host runs, by the
 // name its failures carry.

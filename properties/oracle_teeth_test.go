@@ -259,9 +259,10 @@ func TestEventsAloneReportsAMissingWatch(t *testing.T) {
 		Setup: func(mgr ctrl.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&fleetv1.Fleet{}).Complete(&unwatchedChild{Client: mgr.GetClient()})
 		},
-	}, "400", "events alone: a missing watch: ||differential: ConfigMap default/a-config only in this run")
+	}, "400", "events alone: a missing watch: ||differential: ConfigMap default/a-config only in this run||differential: ConfigMap default/a-config data.ships differs")
 	// The differential replays the drift (its history of inputs), and a
-	// reference without the watch keeps the drift's delete: when a later
+	// reference without the watch keeps the drift (a delete, or the data
+	// it set): when a later
 	// reconcile here happened to repair it, the run differs from the
 	// reference before the resync can name the missing watch. Either
 	// failure is the missing watch's.
