@@ -315,6 +315,10 @@ var operatorMasks = [][]string{
 	// again depends on whether the collector got there first.
 	{"metadata", "labels", otherLabel}, {"metadata", "annotations", otherLabel},
 	{"metadata", "annotations", restartedAt}, {"spec", "template", "metadata", "annotations", restartedAt},
+	// A StatefulSet's revision is a hash of its pod template, which is
+	// compared, masked as above: the hash would carry the masked fields.
+	{"status", "currentRevision"}, {"status", "updateRevision"},
+	{"metadata", "labels", "controller-revision-hash"},
 	{"status", "observedGeneration"},
 	{"status", "conditions", "*", "lastTransitionTime"}, {"status", "conditions", "*", "lastUpdateTime"},
 	{"status", "conditions", "*", "observedGeneration"},

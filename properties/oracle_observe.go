@@ -25,6 +25,10 @@ type observer struct {
 	// child was first seen at.
 	everCurrent map[types.UID]bool
 	firstSeen   map[types.UID]int
+	// generation and generationAt are each child's last seen
+	// metadata.generation and the step it was first seen at.
+	generation   map[types.UID]int64
+	generationAt map[types.UID]int
 	// lastWrite is the step of the operator's last write to an object, by
 	// resource and the name the trace gives it.
 	lastWrite map[string]int
@@ -33,6 +37,7 @@ type observer struct {
 
 func newObserver() *observer {
 	return &observer{everCurrent: map[types.UID]bool{}, firstSeen: map[types.UID]int{}, lastWrite: map[string]int{},
+		generation: map[types.UID]int64{}, generationAt: map[types.UID]int{},
 		config: configHistory{byName: map[string]dataSeen{}, started: map[containerKey]startSeen{}}}
 }
 

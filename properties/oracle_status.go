@@ -39,9 +39,11 @@ type child struct {
 // claim the operator made before the child appeared (it has not written
 // the custom resource since: a reconcile that crashed or is parked
 // between the child's creation and its status write) is judged only at
-// convergence. The teeth test of both is TestStatusHonestyCatchesReadyFromSpec:
-// the claim is made in the reconcile that creates the child, which
-// neither exemption excuses.
+// convergence. So is a claim whose child's spec changed after it (another
+// writer scaled it before its controller answered the claimed spec: what
+// the claim said was not yet wrong). The teeth test of all three is
+// TestStatusHonestyCatchesReadyFromSpec: the claim is made in the
+// reconcile that creates the child, which no exemption excuses.
 func (r *operatorRun) statusStep() {
 	r.rt.Helper()
 	var lying []child
@@ -49,6 +51,9 @@ func (r *operatorRun) statusStep() {
 		uid := c.obj.GetUID()
 		if _, ok := r.seen.firstSeen[uid]; !ok {
 			r.seen.firstSeen[uid] = len(r.events)
+		}
+		if g := c.obj.GetGeneration(); g != r.seen.generation[uid] {
+			r.seen.generation[uid], r.seen.generationAt[uid] = g, len(r.events)
 		}
 		switch {
 		case c.res.Status == status.CurrentStatus:
@@ -63,7 +68,8 @@ func (r *operatorRun) statusStep() {
 	claims := r.claims()
 	for _, c := range lying {
 		cl, ok := claims[c.owner]
-		if !ok || r.seen.lastWrite[cl.writeKey] < r.seen.firstSeen[c.obj.GetUID()] {
+		uid := c.obj.GetUID()
+		if !ok || r.seen.lastWrite[cl.writeKey] < r.seen.firstSeen[uid] || r.seen.generationAt[uid] > r.seen.lastWrite[cl.writeKey] {
 			continue
 		}
 		r.fail("status honesty: %s says %s=True, but %s, which it controls, has never been Current (kstatus: %s: %s); the operator wrote the %s at step %d, after the %s appeared at step %d (convention: Ready is earned once what a resource controls is Current, as kubectl wait, Flux and Argo CD read it; Operator.Skip[%q] turns this off)",
