@@ -37,8 +37,10 @@ const (
 // components' steps.
 var pinned = map[string]uint64{
 	// Re-picked when the garbage collector began watching Services: 4
-	// shrank to 13; 21 shrinks to 10 within a 3 s cap.
-	"replicaset-no-expectations":  21,
+	// shrank to 13; and when the statefulset controller joined the
+	// control plane (its deliveries are steps too): 21 found nothing in
+	// 300 checks, 1 shrinks to 8.
+	"replicaset-no-expectations":  1,
 	"replicaset-edge-triggered":   1,
 	"endpoints-create-only":       3,
 	"endpoints-lists-unready":     3,
@@ -66,8 +68,17 @@ var pinned = map[string]uint64{
 	// Issue 16's namespaces, with the settle generator's namespace
 	// lifecycle: 4 drawn actions when measured (re-picked when Services
 	// took upstream's defaults, which changed where 5 goes: 21 drawn).
-	"namespace-forgets-terminating": 9,
+	// Re-picked when the statefulset controller joined the control plane:
+	// 9 shrank to 45 drawn actions, and no seed of 1 to 18 shrinks below
+	// 16 (15 gives 17), so this mutant has a longer limit (longestFor).
+	"namespace-forgets-terminating": 15,
 }
+
+// longestFor are the mutants whose shortest counterexample is longer than
+// longest: namespace-forgets-terminating's needs the namespace's content
+// gone through every controller that watches it, the statefulset
+// controller's deliveries among them.
+var longestFor = map[string]int{"namespace-forgets-terminating": 20}
 
 // TestMutantsAreCaughtAndShrunk proves CheckController has teeth: each
 // buggy controller is caught within the budget, for the reason it should
@@ -86,8 +97,12 @@ func TestMutantsAreCaughtAndShrunk(t *testing.T) {
 			if !strings.Contains(h.report, m.Caught) {
 				t.Errorf("caught, but not as %q:\n%s", m.Caught, h.report)
 			}
-			if h.drawn == 0 || h.drawn > longest {
-				t.Errorf("counterexample has %d drawn actions, want 1..%d:\n%s", h.drawn, longest, h.report)
+			limit := longest
+			if l, ok := longestFor[m.Name]; ok {
+				limit = l
+			}
+			if h.drawn == 0 || h.drawn > limit {
+				t.Errorf("counterexample has %d drawn actions, want 1..%d:\n%s", h.drawn, limit, h.report)
 			}
 			t.Logf("caught after %d checks, shrunk to %d drawn actions, %d in all (found in %v, %v with shrinking)", h.checks, h.drawn, h.length, h.find.Round(time.Millisecond), h.total.Round(time.Millisecond))
 		})
