@@ -58,6 +58,8 @@ func lockstepStatefulSets(t *testing.T, faults bool) {
 				case k < 6:
 					steps := p.Model.EnabledSteps()
 					if len(steps) == 0 {
+						// Skips this one drawn action (rapid's state-machine
+						// idiom, as lockstep.go does), never the test.
 						rt.Skip("nothing enabled")
 					}
 					a = rapid.SampledFrom(steps).Draw(rt, "step")
