@@ -93,12 +93,16 @@ func shortScript(script Script, quiesce int) string {
 	}
 	head, tail := lines[:quiesce], lines[quiesce:]
 	keep, note := cutRepetition(tail)
-	out := append(append([]string(nil), head...), keep...)
+	// The marks are comments, so the printout still parses as a script.
+	out := append(append(append([]string(nil), head...), quiesceMark), keep...)
 	if note != "" {
-		out = append(out, note)
+		out = append(out, "# "+note)
 	}
 	return fmt.Sprintf("script (%d actions):\n  %s", len(script), strings.Join(out, "\n  "))
 }
+
+// quiesceMark is the comment line between the drawn steps and the quiesce.
+const quiesceMark = "# the quiesce starts here"
 
 // maxPeriod bounds the length of the repeated round cutRepetition looks
 // for; headTail is how much of steps without one it keeps at each end.
@@ -128,6 +132,6 @@ func cutRepetition(steps []string) (keep []string, note string) {
 	if n <= 2*headTail {
 		return steps, ""
 	}
-	keep = append(append([]string(nil), steps[:headTail]...), fmt.Sprintf("... %d steps left out ...", n-2*headTail))
+	keep = append(append([]string(nil), steps[:headTail]...), fmt.Sprintf("# ... %d steps left out ...", n-2*headTail))
 	return append(keep, steps[n-headTail:]...), ""
 }
