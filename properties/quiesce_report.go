@@ -96,7 +96,7 @@ func shortScript(script Script, quiesce int) string {
 	// The marks are comments, so the printout still parses as a script.
 	out := append(append(append([]string(nil), head...), quiesceMark), keep...)
 	if note != "" {
-		out = append(out, "# "+note)
+		out = append(out, note)
 	}
 	return fmt.Sprintf("script (%d actions):\n  %s", len(script), strings.Join(out, "\n  "))
 }
@@ -110,7 +110,8 @@ const maxPeriod, headTail = 500, 50
 
 // cutRepetition finds the round of p steps that repeats to the end of
 // steps, starting as early as it can, and keeps steps up to the end of
-// its first occurrence, with a note of what is left out. Steps with no
+// its first occurrence, with a note of what is left out (a comment line,
+// so the printout still parses as a script). Steps with no
 // such round keep their first and last headTail.
 func cutRepetition(steps []string) (keep []string, note string) {
 	n := len(steps)
@@ -127,7 +128,7 @@ func cutRepetition(steps []string) (keep []string, note string) {
 	}
 	if bestP > 0 {
 		left := n - best
-		return steps[:best], fmt.Sprintf("... and %d more steps, the last %d above over and over", left, bestP)
+		return steps[:best], fmt.Sprintf("# ... and %d more steps, the last %d above over and over", left, bestP)
 	}
 	if n <= 2*headTail {
 		return steps, ""
