@@ -28,7 +28,8 @@ load:
 	$(GO) test -count=1 ./reliability -run '^$$' -bench BenchmarkLoad -benchtime 1x -args -load.duration=$(LOADTIME)
 
 # The race detector over impl/..., properties/... and cmd/..., rapid
-# properties at RACE_CHECKS checks each (about 6 min on 2 cores).
+# properties at RACE_CHECKS checks each (about 25 min on 2 cores, most of
+# it ./properties).
 RACE_CHECKS ?= 20
 race:
 	GO=$(GO) RAPID_CHECKS=$(RACE_CHECKS) ./scripts/race.sh
