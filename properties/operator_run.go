@@ -66,6 +66,8 @@ type operatorRun struct {
 	// inputs is the string leaves of the specs the user wrote
 	// (userValue), read on the operator's goroutine during a reconcile.
 	inputs map[string]bool
+	// numbers is the number leaves of those specs (userNumber).
+	numbers map[int64]bool
 	// refusedInput: a step's user input was refused (refusedNote).
 	refusedInput bool
 	// seen follows the run for the oracles that need its history;
