@@ -2,6 +2,7 @@ package properties_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
 	"github.com/converge-dev/converge/impl/operator"
 	"github.com/converge-dev/converge/properties"
+	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 )
 
 // The differential's exemptions (a masked field, a status left out) each
@@ -174,4 +176,49 @@ func TestNodePortTheUserAskedForIsCompared(t *testing.T) {
 	img := properties.ImageNames[0]
 	expectDifferential(t, op, unsettledThenUpdated(map[string]any{"image": img, "port": 30080}, map[string]any{"image": img, "port": 30081}),
 		"Service default/a spec.ports")
+}
+
+// shipLabels keeps a Ship's ConfigMap: its fleet as a label, which the
+// apiserver refuses when the user wrote no valid label value, and its
+// speed, set only when created (the bug). It then writes the Ship's
+// status.
+type shipLabels struct{ client.Client }
+
+func (r *shipLabels) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var s fleetv1.Ship
+	if err := r.Get(ctx, req.NamespacedName, &s); err != nil || !s.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name + "-labels"}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, r, cm, func() error {
+		cm.Labels = map[string]string{"fleet": s.Spec.Fleet}
+		if cm.UID == "" {
+			cm.Data = map[string]string{"speed": strconv.Itoa(int(s.Spec.Speed))}
+		}
+		return controllerutil.SetControllerReference(&s, cm, r.Scheme())
+	}); err != nil {
+		return requeueOnRace(err)
+	}
+	s.Status.ObservedSpeed = s.Spec.Speed
+	return requeueOnRace(r.Status().Update(ctx, &s))
+}
+
+// TestRefusedInputLeavesTheOthersCompared: a refused input takes its own
+// custom resource and children out of the differential, not the run's
+// others: with Ship a's fleet refused as a label, Ship b's speed, which
+// the operator set only on create from an input a later one replaced,
+// is caught.
+func TestRefusedInputLeavesTheOthersCompared(t *testing.T) {
+	op := properties.Operator{CRDs: "testdata/fleet/config/crd/bases", Scheme: fleetScheme(), Kinds: []string{"ships"},
+		Setup: func(mgr ctrl.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&fleetv1.Ship{}).Owns(&corev1.ConfigMap{}).Complete(&shipLabels{Client: mgr.GetClient()})
+		}}
+	expectDifferential(t, op, func(s *properties.OperatorScript) {
+		s.Set("ships", "a", map[string]any{"fleet": " AA`", "speed": 1}) // no label value
+		s.Settle()
+		s.Set("ships", "b", map[string]any{"fleet": "x", "speed": 1})
+		s.Deliver("ships")
+		s.Reconcile("b", operator.Faults{CrashAfter: -1, FailRequest: 2}) // 1: the ConfigMap's create; 2: the status
+		s.Set("ships", "b", map[string]any{"fleet": "x", "speed": 2})
+	}, "ConfigMap default/b-labels data.speed differs")
 }

@@ -33,10 +33,8 @@ func (r *operatorRun) differential() {
 	kinds := r.host.Kinds()
 	got, want := withoutStuckStatus(r.state(kinds), r.referenceState(ops, kinds), r.s.FailingImages())
 	got, want = r.withoutDefaulted(got), r.withoutDefaulted(want)
-	if stateDiff(got, want) == "" || r.refusedInput {
-		// Once the apiserver refused a user's input, the children keep
-		// what the last accepted input made of them, as in a cluster: the
-		// end state is no longer a function of the final inputs alone.
+	got, want = r.withoutRefused(got), r.withoutRefused(want) // operator_refused.go
+	if stateDiff(got, want) == "" {
 		return
 	}
 	// Before blaming the operator, learn what differs between two
@@ -50,7 +48,7 @@ func (r *operatorRun) differential() {
 		r.shared.keepReference(key, again)
 	}
 	_, again = withoutStuckStatus(nil, again, r.s.FailingImages())
-	again = r.withoutDefaulted(again)
+	again = r.withoutRefused(r.withoutDefaulted(again))
 	got, want = withoutVarying(got, want, again)
 	if diff := stateDiff(got, want); diff != "" {
 		r.fail("differential: %s\nthe end state differs from a fault-free sequential run of the same inputs (- this run, + the reference; fields that differ between two reference runs are left out):\n%s", firstDifference(got, want), diff)

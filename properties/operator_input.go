@@ -1,6 +1,9 @@
 package properties
 
-import "github.com/converge-dev/converge/impl/operator"
+import (
+	"github.com/converge-dev/converge/impl/operator"
+	"github.com/converge-dev/converge/model"
+)
 
 // userValue says whether s is a string the user wrote into the spec of
 // a custom resource in this run: the operator's Config.UserInput. A child
@@ -63,11 +66,14 @@ func (r *operatorRun) noteUserValues(v any) {
 }
 
 // refusedNote is a step's note of the user's input that the apiserver
-// refused.
-func (r *operatorRun) refusedNote(out operator.Outcome) string {
+// refused in reconcile it.
+func (r *operatorRun) refusedNote(it operator.Item, out operator.Outcome) string {
 	if out.Refused == "" {
 		return ""
 	}
-	r.refusedInput = true
+	if r.refusedOwners == nil {
+		r.refusedOwners = map[string]bool{}
+	}
+	r.refusedOwners[model.Key(it.Request.Namespace, it.Request.Name)] = true
 	return "input refused: " + out.Refused
 }

@@ -68,8 +68,9 @@ type operatorRun struct {
 	inputs map[string]bool
 	// numbers is the number leaves of those specs (userNumber).
 	numbers map[int64]bool
-	// refusedInput: a step's user input was refused (refusedNote).
-	refusedInput bool
+	// refusedOwners is the custom resources (namespace/name) whose user
+	// input a reconcile passed on and the apiserver refused (refusedNote).
+	refusedOwners map[string]bool
 	// seen follows the run for the oracles that need its history;
 	// drifted, the drift's writes the missing-watch oracle looks for.
 	seen    *observer
