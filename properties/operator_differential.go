@@ -316,7 +316,8 @@ var operatorMasks = [][]string{
 	{"metadata", "labels", otherLabel}, {"metadata", "annotations", otherLabel},
 	{"metadata", "annotations", restartedAt}, {"spec", "template", "metadata", "annotations", restartedAt},
 	// A StatefulSet's revision is a hash of its pod template, which is
-	// compared, masked as above: the hash would carry the masked fields.
+	// compared, masked as above: the hash would carry the masked fields
+	// (TestStatefulSetRevisionMaskKeepsTheTemplateCompared).
 	{"status", "currentRevision"}, {"status", "updateRevision"},
 	{"metadata", "labels", "controller-revision-hash"},
 	{"status", "observedGeneration"},
