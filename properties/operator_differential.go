@@ -32,10 +32,9 @@ func (r *operatorRun) differential() {
 	ops := r.hist.replay()
 	kinds := r.host.Kinds()
 	got, want := withoutStuckStatus(r.state(kinds), r.referenceState(ops, kinds), r.s.FailingImages())
-	if stateDiff(got, want) == "" || r.refusedInput {
-		// Once the apiserver refused a user's input, the children keep
-		// what the last accepted input made of them, as in a cluster: the
-		// end state is no longer a function of the final inputs alone.
+	got, want = r.withoutDefaulted(got), r.withoutDefaulted(want)
+	got, want = r.withoutRefused(got), r.withoutRefused(want) // operator_refused.go
+	if stateDiff(got, want) == "" {
 		return
 	}
 	// Before blaming the operator, learn what differs between two
@@ -49,6 +48,7 @@ func (r *operatorRun) differential() {
 		r.shared.keepReference(key, again)
 	}
 	_, again = withoutStuckStatus(nil, again, r.s.FailingImages())
+	again = r.withoutRefused(r.withoutDefaulted(again))
 	got, want = withoutVarying(got, want, again)
 	if diff := stateDiff(got, want); diff != "" {
 		r.fail("differential: %s\nthe end state differs from a fault-free sequential run of the same inputs (- this run, + the reference; fields that differ between two reference runs are left out):\n%s", firstDifference(got, want), diff)
@@ -316,19 +316,16 @@ var operatorMasks = [][]string{
 	{"metadata", "labels", otherLabel}, {"metadata", "annotations", otherLabel},
 	{"metadata", "annotations", restartedAt}, {"spec", "template", "metadata", "annotations", restartedAt},
 	// A StatefulSet's revision is a hash of its pod template, which is
-	// compared, masked as above: the hash would carry the masked fields.
+	// compared, masked as above: the hash would carry the masked fields
+	// (TestStatefulSetRevisionMaskKeepsTheTemplateCompared).
 	{"status", "currentRevision"}, {"status", "updateRevision"},
 	{"metadata", "labels", "controller-revision-hash"},
 	{"status", "observedGeneration"},
 	{"status", "conditions", "*", "lastTransitionTime"}, {"status", "conditions", "*", "lastUpdateTime"},
 	{"status", "conditions", "*", "observedGeneration"},
-	{"spec", "clusterIP"}, {"spec", "clusterIPs"}, {"spec", "ports", "*", "nodePort"},
-	// The apiserver defaults a container's pull policy from its image when
-	// it is created (Always for an untagged image) and keeps it through
-	// later image updates, so it depends on the image's history, not only
-	// on the final inputs, in a cluster too.
-	{"spec", "template", "spec", "containers", "*", "imagePullPolicy"},
-	{"spec", "template", "spec", "initContainers", "*", "imagePullPolicy"},
+	{"spec", "clusterIP"}, {"spec", "clusterIPs"},
+	// Pull policies and node ports are left out only where the apiserver
+	// may have chosen them (operator_defaulted.go).
 }
 
 func maskObject(obj map[string]any) map[string]any {

@@ -34,8 +34,6 @@ func (r *operatorRun) driftOthers(rt *rapid.T) {
 		return
 	}
 	o := rapid.SampledFrom(owned).Draw(rt, "drifted")
-	before := o.DeepCopy()
-	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
 	kinds := []string{"label", "annotation"}
 	if _, ok, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers"); ok {
 		kinds = append(kinds, "restart", "sidecar")
@@ -43,9 +41,17 @@ func (r *operatorRun) driftOthers(rt *rapid.T) {
 	if o.GetKind() == "Deployment" || o.GetKind() == "ReplicaSet" || o.GetKind() == "StatefulSet" {
 		kinds = append(kinds, "scale")
 	}
+	r.otherWrite(o, rapid.SampledFrom(kinds).Draw(rt, "other writer's field"))
+}
+
+// otherWrite is otherManager's change of one kind ("label",
+// "annotation", "restart", "sidecar", "scale") on o.
+func (r *operatorRun) otherWrite(o *unstructured.Unstructured, kind string) {
+	before := o.DeepCopy()
+	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
 	value := fmt.Sprintf("v%d", len(r.events)+1)
 	var err error
-	switch kind := rapid.SampledFrom(kinds).Draw(rt, "other writer's field"); kind {
+	switch kind {
 	case "label":
 		r.record("drift", "update", what, fmt.Sprintf("%s labels it %s=%s", otherManager, otherLabel, value), nil)
 		err = r.patchOther(o, map[string]any{"metadata": map[string]any{"labels": map[string]any{otherLabel: value}}})

@@ -1,6 +1,9 @@
 package properties
 
-import "github.com/converge-dev/converge/impl/operator"
+import (
+	"github.com/converge-dev/converge/impl/operator"
+	"github.com/converge-dev/converge/model"
+)
 
 // userValue says whether s is a string the user wrote into the spec of
 // a custom resource in this run: the operator's Config.UserInput. A child
@@ -14,7 +17,29 @@ func (r *operatorRun) userValue(s string) bool {
 	return r.inputs[s]
 }
 
-// noteInput keeps the string leaves of a spec the user writes.
+// userNumber says whether n is a number the user wrote into the spec of
+// a custom resource in this run (a node port it asks for, say).
+func (r *operatorRun) userNumber(n int64) bool {
+	return r.numbers[n]
+}
+
+// asInt64 is v as an integer, whichever way JSON decoding typed it.
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), float64(int64(n)) == n
+	}
+	return 0, false
+}
+
+// noteUserValues keeps the string and number leaves of a spec the user
+// writes.
 func (r *operatorRun) noteUserValues(v any) {
 	switch v := v.(type) {
 	case string:
@@ -22,6 +47,13 @@ func (r *operatorRun) noteUserValues(v any) {
 			r.inputs = map[string]bool{}
 		}
 		r.inputs[v] = true
+	case int, int32, int64, float64:
+		if n, ok := asInt64(v); ok {
+			if r.numbers == nil {
+				r.numbers = map[int64]bool{}
+			}
+			r.numbers[n] = true
+		}
 	case map[string]any:
 		for _, e := range v {
 			r.noteUserValues(e)
@@ -34,11 +66,14 @@ func (r *operatorRun) noteUserValues(v any) {
 }
 
 // refusedNote is a step's note of the user's input that the apiserver
-// refused.
-func (r *operatorRun) refusedNote(out operator.Outcome) string {
+// refused in reconcile it.
+func (r *operatorRun) refusedNote(it operator.Item, out operator.Outcome) string {
 	if out.Refused == "" {
 		return ""
 	}
-	r.refusedInput = true
+	if r.refusedOwners == nil {
+		r.refusedOwners = map[string]bool{}
+	}
+	r.refusedOwners[model.Key(it.Request.Namespace, it.Request.Name)] = true
 	return "input refused: " + out.Refused
 }

@@ -2,15 +2,18 @@ package properties_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/converge-dev/converge/impl/operator"
 	"github.com/converge-dev/converge/properties"
 	fleetv1 "github.com/converge-dev/converge/properties/testdata/fleet/api/v1"
 )
@@ -24,6 +27,9 @@ type statusRetry struct {
 	client.Client
 	live client.Reader
 	bug  bool
+	// then, if set, is what the buggy one writes after its re-read,
+	// before the status.
+	then func(ctx context.Context, c client.Client, fresh *fleetv1.Fleet) error
 }
 
 func (r *statusRetry) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -42,6 +48,11 @@ func (r *statusRetry) Reconcile(ctx context.Context, req reconcile.Request) (rec
 	var fresh fleetv1.Fleet
 	if err := r.live.Get(ctx, req.NamespacedName, &fresh); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.then != nil {
+		if err := r.then(ctx, r.Client, &fresh); err != nil {
+			return requeueOnRace(err)
+		}
 	}
 	fresh.Status.ObservedGeneration = fresh.Generation // the bug: a spec it never acted on
 	return requeueOnRace(r.Status().Update(ctx, &fresh))
@@ -75,4 +86,49 @@ func TestCheckOperatorPassesAStatusRetryThatRequeues(t *testing.T) {
 	op.Setup = statusRetrySetup(true)
 	op.Skip = map[string]string{"observed-generation": "the test turns it off"}
 	properties.CheckOperator(t, op)
+}
+
+// retryScript makes the status write of a reconcile conflict: the
+// Fleet's ConfigMap changes (another writer's label) and the reconcile
+// it brings runs before the operator hears of the Fleet's new spec.
+func retryScript(s *properties.OperatorScript) {
+	s.Set("fleets", "a", map[string]any{"ships": 1, "speed": 1})
+	s.Settle()
+	s.Other("v1", "ConfigMap", "a-config", "label")
+	s.Set("fleets", "a", map[string]any{"ships": 2, "speed": 1})
+	s.Deliver("configmaps")
+	s.Reconcile("a", operator.NoFaults)
+}
+
+// TestObservedGenerationCountsOnlyTheWorkRedone: after the re-read, a
+// write counts as the work redone on the newer spec only if it is of a
+// child (an object the Fleet owns). An Event about the retry is no
+// work: the claim after it is caught. The Fleet's ConfigMap made again
+// from the re-read spec is: the claim after it passes.
+func TestObservedGenerationCountsOnlyTheWorkRedone(t *testing.T) {
+	op := func(then func(ctx context.Context, c client.Client, fresh *fleetv1.Fleet) error) properties.Operator {
+		return properties.Operator{CRDs: "testdata/fleet/config/crd/bases", Scheme: fleetScheme(), Kinds: []string{"fleets"}, Names: []string{"a"},
+			Setup: func(mgr ctrl.Manager) error {
+				r := &statusRetry{Client: mgr.GetClient(), live: mgr.GetAPIReader(), bug: true, then: then}
+				return ctrl.NewControllerManagedBy(mgr).For(&fleetv1.Fleet{}).Owns(&corev1.ConfigMap{}).Complete(r)
+			}}
+	}
+	// A note of the retry in a ConfigMap the Fleet does not own (an
+	// operator's own bookkeeping): no work on the newer spec.
+	note := func(ctx context.Context, c client.Client, fresh *fleetv1.Fleet) error {
+		return c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: fresh.Namespace, Name: fresh.Name + "-retried"},
+			Data: map[string]string{"generation": strconv.FormatInt(fresh.Generation, 10)}})
+	}
+	msg := properties.RunOperatorScript(t, op(note), retryScript)
+	t.Logf("caught: %s", strings.SplitN(msg, "\n", 2)[0])
+	if !strings.Contains(msg, "observed generation: ") || !strings.Contains(msg, "claims a spec the reconcile never acted on") {
+		t.Fatalf("a claim after a note, no work on the newer spec, passed:\n%s", msg)
+	}
+	redo := func(ctx context.Context, c client.Client, fresh *fleetv1.Fleet) error {
+		_, err := ensureConfig(ctx, c, fresh)
+		return err
+	}
+	if msg := properties.RunOperatorScript(t, op(redo), retryScript); strings.Contains(msg, "observed generation: ") {
+		t.Fatalf("a claim after the work redone on the newer spec failed:\n%s", msg)
+	}
 }

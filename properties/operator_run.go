@@ -66,8 +66,11 @@ type operatorRun struct {
 	// inputs is the string leaves of the specs the user wrote
 	// (userValue), read on the operator's goroutine during a reconcile.
 	inputs map[string]bool
-	// refusedInput: a step's user input was refused (refusedNote).
-	refusedInput bool
+	// numbers is the number leaves of those specs (userNumber).
+	numbers map[int64]bool
+	// refusedOwners is the custom resources (namespace/name) whose user
+	// input a reconcile passed on and the apiserver refused (refusedNote).
+	refusedOwners map[string]bool
 	// seen follows the run for the oracles that need its history;
 	// drifted, the drift's writes the missing-watch oracle looks for.
 	seen    *observer

@@ -97,14 +97,14 @@ func (r *operatorRun) reconcile(it operator.Item, f operator.Faults) {
 	if f.FailRequest > 0 {
 		fault = fmt.Sprintf("its request %d fails with a 500", f.FailRequest)
 	}
-	fault = joinNotes(fault, r.refusedNote(out))
+	fault = joinNotes(fault, r.refusedNote(it, out))
 	switch {
 	case f.CrashAfter >= 0 && out.Crashed:
 		r.record("operator", "reconcile", it.String(), crashed(out), out.Writes)
 	case out.Parked:
 		r.record("operator", "reconcile", it.String(), joinNotes(fault, "parked before its next write"), out.Writes)
 	case f.CrashAfter >= 0:
-		r.record("operator", "reconcile", it.String(), joinNotes(fmt.Sprintf("finished before its crash point %d", f.CrashAfter), r.refusedNote(out)), out.Writes)
+		r.record("operator", "reconcile", it.String(), joinNotes(fmt.Sprintf("finished before its crash point %d", f.CrashAfter), r.refusedNote(it, out)), out.Writes)
 	default:
 		r.record("operator", "reconcile", it.String(), fault, out.Writes)
 	}
@@ -127,7 +127,7 @@ func (r *operatorRun) proceed(it operator.Item) {
 	case out.Parked:
 		r.record("operator", "continue", it.String(), "parked before its next write", out.Writes)
 	default:
-		r.record("operator", "continue", it.String(), joinNotes("done", r.refusedNote(out)), out.Writes)
+		r.record("operator", "continue", it.String(), joinNotes("done", r.refusedNote(it, out)), out.Writes)
 	}
 	if err != nil {
 		r.fail("%v", err)

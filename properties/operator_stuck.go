@@ -15,8 +15,9 @@ import (
 // ones wait: upstream's too), which a sequential run of the same inputs
 // does not replay, and the owner's status reports those counts. Their
 // specs, and everything else, are compared (the model's differential
-// does the same: stuckRollouts). The teeth test is
-// TestWithoutStuckStatusKeepsTheSpec.
+// does the same: stuckRollouts). The teeth tests are
+// TestWithoutStuckStatusKeepsTheSpec and, on an operator,
+// TestStuckRolloutKeepsItsSpecCompared.
 func withoutStuckStatus(got, want map[string]map[string]any, failing []string) (map[string]map[string]any, map[string]map[string]any) {
 	stuck := map[string]bool{}
 	for _, m := range []map[string]map[string]any{got, want} {

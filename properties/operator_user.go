@@ -42,6 +42,14 @@ func (r *operatorRun) userAction(rt *rapid.T) {
 			field = rapid.SampledFrom(fields).Draw(rt, "field")
 		}
 	}
+	r.userWrite(k, ns, name, obj, field)
+}
+
+// userWrite is a user's write of k's custom resource ns/name: obj
+// creates it or, with field set, updates that field of its spec, else
+// its whole spec; a nil obj deletes it.
+func (r *operatorRun) userWrite(k customKind, ns, name string, obj map[string]any, field string) {
+	del := obj == nil
 	cur := &unstructured.Unstructured{}
 	cur.SetGroupVersionKind(k.gvk)
 	err := r.user.Get(r.ctx, client.ObjectKey{Namespace: ns, Name: name}, cur)
@@ -116,13 +124,7 @@ func (r *operatorRun) drift(rt *rapid.T) {
 	before := o.DeepCopy()
 	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
 	if rapid.Bool().Draw(rt, "delete?") {
-		r.record("drift", "delete", what, "another writer deletes it", nil)
-		if err := r.user.Delete(r.ctx, o); err == nil {
-			r.markDrift(o, true, "delete")
-		} else if !apierrors.IsNotFound(err) {
-			r.fail("drift: %v", err)
-		}
-		r.sync()
+		r.driftDelete(o)
 		return
 	}
 	switch {
@@ -155,6 +157,18 @@ func (r *operatorRun) drift(rt *rapid.T) {
 		r.markDrift(o, false, "update")
 		r.noteForeign(before)
 	} else if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !r.refused(err) {
+		r.fail("drift: %v", err)
+	}
+	r.sync()
+}
+
+// driftDelete is another writer deleting o, which the operator owns.
+func (r *operatorRun) driftDelete(o *unstructured.Unstructured) {
+	what := fmt.Sprintf("%s %s", strings.ToLower(o.GetKind()), model.Key(o.GetNamespace(), o.GetName()))
+	r.record("drift", "delete", what, "another writer deletes it", nil)
+	if err := r.user.Delete(r.ctx, o); err == nil {
+		r.markDrift(o, true, "delete")
+	} else if !apierrors.IsNotFound(err) {
 		r.fail("drift: %v", err)
 	}
 	r.sync()

@@ -41,7 +41,9 @@ import (
 //     change: the operator saw the field and chose to overwrite it (a
 //     fight the fixed-point oracle sees, not an update lost unseen);
 //   - an object deleted (and recreated): the fields go with the object,
-//     whose new incarnation is not the one the other writer wrote.
+//     whose new incarnation is not the one the other writer wrote; what
+//     the other writer sets on the new one is kept to it again
+//     (TestLostUpdatesCatchALossOnTheObjectMadeAgain).
 
 // otherManager is the field manager of the harness's drift, a writer
 // other than the operator (the operator's client is converge-operator).

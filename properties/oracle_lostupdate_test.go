@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	webappv1 "github.com/converge-dev/converge/examples/operator/api/v1"
+	"github.com/converge-dev/converge/impl/operator"
 	"github.com/converge-dev/converge/properties"
 )
 
@@ -111,5 +112,38 @@ func TestLostUpdatesCanBeSkipped(t *testing.T) {
 	properties.CheckOperatorTB(rep, t, op)
 	if strings.Contains(rep.Text(), "lost updates: ") {
 		t.Fatalf("a skipped oracle failed the run:\n%s", rep.Text())
+	}
+}
+
+// TestLostUpdatesCatchALossOnTheObjectMadeAgain: the exemption for an
+// object deleted and made again covers only the incarnation the other
+// writer wrote. Another writer labels the WebApp's Deployment and then
+// deletes it; the operator makes it again, and the label is gone with
+// the old one (exempt: the run passes up to there). The other writer
+// labels the new Deployment, and the operator, its cache not yet
+// holding that label, stamps the fresh resourceVersion on its stale
+// copy: the label it reverts is the new incarnation's, caught.
+func TestLostUpdatesCatchALossOnTheObjectMadeAgain(t *testing.T) {
+	recreate := func(s *properties.OperatorScript) {
+		s.Set("webapps", "a", map[string]any{"image": properties.ImageNames[0], "replicas": 1})
+		s.Settle()
+		s.Other("apps/v1", "Deployment", "a", "label")
+		s.DriftDelete("apps/v1", "Deployment", "a")
+		s.Settle()
+	}
+	op := deploysWebAppOperator(true)
+	if msg := properties.RunOperatorScript(t, op, recreate); msg != "" {
+		t.Fatalf("a label gone with its object failed the run:\n%s", msg)
+	}
+	msg := properties.RunOperatorScript(t, op, func(s *properties.OperatorScript) {
+		recreate(s)
+		s.Other("apps/v1", "Deployment", "a", "label")
+		s.Set("webapps", "a", map[string]any{"image": properties.ImageNames[0], "replicas": 2})
+		s.Deliver("webapps")
+		s.Reconcile("a", operator.NoFaults)
+	})
+	t.Logf("caught: %s", strings.SplitN(msg, "\n", 2)[0])
+	if !strings.Contains(msg, "lost updates: ") || !strings.Contains(msg, "converge.dev/other-writer") {
+		t.Fatalf("the label lost on the Deployment made again was not caught:\n%s", msg)
 	}
 }

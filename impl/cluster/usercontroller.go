@@ -153,6 +153,10 @@ func (r *recordingClient) writeWith(verb model.Verb, resource, name string, fact
 		return nil, err
 	}
 	k, known := model.KindOf(resource)
+	var sentRev int64 // the update's precondition, read before the client answers into it
+	if facts.sent != nil {
+		sentRev = revOf(facts.sent)
+	}
 	stored, err := do()
 	unchanged := errors.Is(err, errUnchanged)
 	if unchanged {
@@ -173,6 +177,14 @@ func (r *recordingClient) writeWith(verb model.Verb, resource, name string, fact
 		before = r.w.c.mem.GetRef(ref)
 	}
 	final := err == nil && facts.sent != nil && removedByUpdate(facts.sent)
+	if !final && err == nil && stored != nil && (verb == model.VerbUpdate || verb == model.VerbStatus) &&
+		(revOf(stored) == sentRev || (before != nil && revOf(stored) == model.MetaOf(before).Version)) {
+		// An update that changed nothing: over HTTP the apiserver keeps
+		// the resourceVersion and tells no watcher, as kube-apiserver
+		// does (registry.SkipUnchanged), and the model writes nothing
+		// either (model/user.go). A write gets a new revision.
+		return stored, nil
+	}
 	if verb == model.VerbDelete {
 		if unchanged || (err == nil && stored != nil && before != nil && revOf(stored) == model.MetaOf(before).Version) {
 			return stored, nil // nothing was written

@@ -21,7 +21,7 @@ const OracleObservedGeneration = "observed generation"
 
 // generationSeen is what the observed-generation oracle keeps of one
 // reconcile: the generations of its own object that it read, and whether
-// it wrote anything else since the newest.
+// it wrote one of its children since the newest.
 type generationSeen struct {
 	kind     schema.GroupKind // the controller's primary kind; zero: not judged
 	resource string
@@ -171,8 +171,11 @@ func statusGeneration(status json.RawMessage) (int64, bool) {
 // (typically the live object, re-read on a conflict of the status write)
 // with no other write since, tells kubectl wait, Flux and Argo CD that the
 // new spec is in place while every child still has the old one. A write
-// of another object after the re-read counts as the work redone on the
-// newer spec: it is let through.
+// of one of its children (an object whose ownerReferences name it) after
+// the re-read counts as the work redone on the newer spec: it is let
+// through. A write of anything else (its own bookkeeping, another
+// object's status) is no work on the spec, and does not
+// (TestObservedGenerationCountsOnlyTheWorkRedone).
 func (h *Host) observedGeneration(p *pass, req *http.Request, w written) error {
 	g := &p.checks.gen
 	if g.kind.Empty() || g.reported {
@@ -181,8 +184,8 @@ func (h *Host) observedGeneration(p *pass, req *http.Request, w written) error {
 	gvk, _ := w.gvk()
 	own := gvk.GroupKind() == g.kind && w.Metadata.Name == p.Request.Name && w.Metadata.Namespace == p.Request.Namespace
 	if !own {
-		if g.newer > g.acted && req.Method != http.MethodGet {
-			g.acted, g.newer = g.newer, 0 // a write made after the re-read
+		if g.newer > g.acted && req.Method != http.MethodGet && w.ownedBy(g.kind, p.Request.Name) {
+			g.acted, g.newer = g.newer, 0 // a child written after the re-read
 		}
 		return nil
 	}
@@ -194,8 +197,20 @@ func (h *Host) observedGeneration(p *pass, req *http.Request, w written) error {
 	g.reported = true
 	reread := ""
 	if g.newer >= *claim {
-		reread = fmt.Sprintf(", then re-read it at generation %d and wrote nothing else before this status write", g.newer)
+		reread = fmt.Sprintf(", then re-read it at generation %d and wrote none of its children before this status write", g.newer)
 	}
 	return fmt.Errorf("status.observedGeneration %d of %s %s claims a spec the reconcile never acted on: it acted on generation %d (its first read)%s; a status says which spec it describes, and tools that wait on it (kstatus, kubectl wait, Flux, Argo CD) now take generation %d as rolled out",
 		*claim, g.resource, objectKey(p.Request.Namespace, p.Request.Name), g.acted, reread, *claim)
+}
+
+// ownedBy says whether w names the object of kind gk called name among
+// its owners (in w's namespace, or cluster-scoped).
+func (w written) ownedBy(gk schema.GroupKind, name string) bool {
+	for _, r := range w.Metadata.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(r.APIVersion)
+		if err == nil && gv.WithKind(r.Kind).GroupKind() == gk && r.Name == name {
+			return true
+		}
+	}
+	return false
 }
