@@ -1,0 +1,58 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/converge-dev/converge/impl/api"
+	"github.com/converge-dev/converge/impl/apiserver"
+)
+
+// apiFault fails the operator's next request of a kind (writes or
+// reads) with a transient error, as a loaded or restarting apiserver
+// answers: 500, 429 with a Retry-After, or 504. Clients retry all three
+// (client-go retries 429 and 5xx with Retry-After itself; a reconciler's
+// error requeues it with backoff), so a correct operator converges all
+// the same.
+type apiFault struct {
+	writes bool // a write, else a read (get or list)
+	code   int
+}
+
+// faultCodes are the codes an apiFault answers with.
+var faultCodes = []int{500, 429, 504}
+
+func (f apiFault) String() string {
+	what := "read"
+	if f.writes {
+		what = "write"
+	}
+	return fmt.Sprintf("the operator's next %s fails with %d", what, f.code)
+}
+
+// faultLocked answers req with the armed fault, if it matches, and
+// disarms it.
+func (t *requestTracker) faultLocked(req apiserver.Request) error {
+	f := t.fault
+	if f == nil || req.Resource == "" || req.Resource == "events" {
+		return nil
+	}
+	if req.IsWrite() != f.writes || (!f.writes && req.Verb != "get" && req.Verb != "list") {
+		return nil
+	}
+	t.fault = nil
+	switch f.code {
+	case 429:
+		return api.NewTooManyRequests("converge: an injected fault: too many requests", 1)
+	case 504:
+		return api.NewTimeout("converge: an injected fault", 1)
+	}
+	return api.NewInternalError(errors.New("converge: an injected fault"))
+}
+
+// armFault sets the fault for the operator's next matching request.
+func (t *requestTracker) armFault(f apiFault) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fault = &f
+}
