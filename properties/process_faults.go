@@ -56,3 +56,10 @@ func (t *requestTracker) armFault(f apiFault) {
 	defer t.mu.Unlock()
 	t.fault = &f
 }
+
+// disarmFault drops a fault that no request has met.
+func (t *requestTracker) disarmFault() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fault = nil
+}

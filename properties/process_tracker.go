@@ -170,3 +170,10 @@ func (t *requestTracker) restarted() {
 	defer t.mu.Unlock()
 	t.lastOp = time.Time{}
 }
+
+// heardOperator says whether the operator has made a request yet.
+func (t *requestTracker) heardOperator() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.lastOp.IsZero()
+}
