@@ -122,6 +122,7 @@ func newProcessShared(p Process) (*processShared, error) {
 	if len(p.Command) == 0 || p.CRDs == "" {
 		return nil, errors.New("properties: a Process needs a Command and CRDs")
 	}
+	silenceControllerRuntime() // the harness's client is controller-runtime's
 	if len(p.Namespaces) == 0 {
 		p.Namespaces = []string{"default"}
 	}
