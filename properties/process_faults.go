@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/apiserver"
@@ -41,10 +42,15 @@ func (t *requestTracker) faultLocked(req apiserver.Request) error {
 		return nil
 	}
 	t.fault = nil
+	// A client told to come back later sleeps, with nothing in flight:
+	// the operator is not idle until it has had the time to.
+	retry := time.Now().Add(time.Second)
 	switch f.code {
 	case 429:
+		t.waitsUntil = retry
 		return api.NewTooManyRequests("converge: an injected fault: too many requests", 1)
 	case 504:
+		t.waitsUntil = retry
 		return api.NewTimeout("converge: an injected fault", 1)
 	}
 	return api.NewInternalError(errors.New("converge: an injected fault"))

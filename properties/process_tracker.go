@@ -22,7 +22,8 @@ type requestTracker struct {
 	mu       sync.Mutex
 	inFlight int       // the operator's requests being served, watches aside
 	last     time.Time // the last start or end of a request, any client's
-	lastOp   time.Time // the same, of the operator's alone
+	lastOp   time.Time // the same, of the operator's alone (forgotten at a restart)
+	heardOp  time.Time // the same, never forgotten
 	maxGap   time.Duration
 	writes   int      // the operator's writes that landed, Events aside
 	recent   []string // the operator's last writes, for a report
@@ -32,8 +33,10 @@ type requestTracker struct {
 	killAfter int
 	kill      func()
 	// fault, if set, answers one of the operator's requests instead of
-	// the apiserver (process_faults.go).
-	fault *apiFault
+	// the apiserver (process_faults.go); waitsUntil is when the client
+	// it told to retry after a while (Retry-After) will have.
+	fault      *apiFault
+	waitsUntil time.Time
 }
 
 var _ apiserver.Tracker = (*requestTracker)(nil)
@@ -55,7 +58,7 @@ func (t *requestTracker) Begin(u apiserver.User, req apiserver.Request) (func(in
 	if gap := now.Sub(t.lastOp); !t.lastOp.IsZero() && gap < t.quietLocked() {
 		t.maxGap = max(t.maxGap, gap) // within a burst: the operator's own pace
 	}
-	t.lastOp = now
+	t.lastOp, t.heardOp = now, now
 	if err := t.faultLocked(req); err != nil {
 		return nil, err
 	}
@@ -75,7 +78,7 @@ func (t *requestTracker) heard() {
 func (t *requestTracker) ended(req apiserver.Request, code int) {
 	t.mu.Lock()
 	now := time.Now()
-	t.last, t.lastOp = now, now
+	t.last, t.lastOp, t.heardOp = now, now, now
 	t.inFlight--
 	var kill func()
 	if req.IsWrite() && code < 300 && req.Resource != "events" {
@@ -121,12 +124,13 @@ func (t *requestTracker) quietLocked() time.Duration {
 	return min(max(t.base, 2*t.maxGap), 10*t.base)
 }
 
-// idleFor says whether the operator has no request in flight, and how
-// long nobody has been heard, against the quiet period.
+// idleFor says how long nobody has been heard, against the quiet
+// period, and whether the operator has no request in flight and none it
+// was told to retry later.
 func (t *requestTracker) idleFor(now time.Time) (quietFor, quiet time.Duration, idle bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return now.Sub(t.last), t.quietLocked(), t.inFlight == 0
+	return now.Sub(t.last), t.quietLocked(), t.inFlight == 0 && !now.Before(t.waitsUntil)
 }
 
 // operatorWrites is the count of the operator's writes so far, and the
@@ -176,4 +180,11 @@ func (t *requestTracker) heardOperator() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return !t.lastOp.IsZero()
+}
+
+// operatorHeard is when the operator last made or ended a request.
+func (t *requestTracker) operatorHeard() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.heardOp
 }
