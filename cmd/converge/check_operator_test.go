@@ -27,7 +27,7 @@ func buildWebApp(t *testing.T) string {
 func checkWebApp(t *testing.T, bin string, checks string, manager ...string) (string, int) {
 	t.Helper()
 	args := []string{"check", "operator", "--crds", webAppCRDs, "--checks", checks, "--steps", "6", "--seed", "7",
-		"--shrink-time", "5s", "--work-dir", t.TempDir(),
+		"--shrink-time", "3s", "--work-dir", t.TempDir(),
 		"--field", "webapps:spec.image=nginx:1.25,nginx:1.26,busybox:1.36", "--", bin, "--health-probe-bind-address=0"}
 	out, errs, code := runConverge(append(args, manager...)...)
 	return out + errs, code
@@ -41,11 +41,11 @@ func checkWebApp(t *testing.T, bin string, checks string, manager ...string) (st
 // the report keeps the operator's log.
 func TestCheckOperatorCatchesASeededBug(t *testing.T) {
 	bin := buildWebApp(t)
-	out, code := checkWebApp(t, bin, "3")
-	if code != 0 || !strings.Contains(out, "ok: 3 checks passed") {
+	out, code := checkWebApp(t, bin, "2")
+	if code != 0 || !strings.Contains(out, "ok: 2 checks passed") {
 		t.Fatalf("the correct operator: exit %d:\n%s", code, out)
 	}
-	out, code = checkWebApp(t, bin, "3", "--bug=no-owner-reference")
+	out, code = checkWebApp(t, bin, "2", "--bug=no-owner-reference")
 	if code != 1 {
 		t.Fatalf("the no-owner-reference mutant: exit %d, want 1:\n%s", code, out)
 	}
