@@ -34,6 +34,10 @@ func (f apiFault) String() string {
 // faultLocked answers req with the armed fault, if it matches, and
 // disarms it.
 func (t *requestTracker) faultLocked(req apiserver.Request) error {
+	if req.Verb == "watch" && t.expire > 0 {
+		t.expire--
+		return api.NewResourceExpired("converge: an injected fault: too old resource version")
+	}
 	f := t.fault
 	if f == nil || req.Resource == "" || req.Resource == "events" {
 		return nil
@@ -67,5 +71,23 @@ func (t *requestTracker) armFault(f apiFault) {
 func (t *requestTracker) disarmFault() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.fault = nil
+	t.fault, t.expire = nil, 0
+}
+
+// dropWatches closes every watch of the operator, and answers as many of
+// its next watches with 410 Gone, as an apiserver that restarted and
+// compacted would: each informer then lists again (a relist) and watches
+// from there. An informer that missed nothing must end as it would have.
+func (t *requestTracker) dropWatches() int {
+	t.mu.Lock()
+	closes := make([]func(), 0, len(t.watches))
+	for _, c := range t.watches {
+		closes = append(closes, c)
+	}
+	t.expire = len(closes)
+	t.mu.Unlock()
+	for _, c := range closes {
+		c()
+	}
+	return len(closes)
 }

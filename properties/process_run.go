@@ -227,7 +227,7 @@ func (r *processRun) userStep(rt *rapid.T) {
 // fault crashes the operator now or right after its k-th write, or
 // fails one of its requests.
 func (r *processRun) fault(rt *rapid.T) {
-	switch rapid.IntRange(0, 3).Draw(rt, "fault") {
+	switch rapid.IntRange(0, 4).Draw(rt, "fault") {
 	case 0:
 		r.proc.killAndWait()
 		r.step("crash: SIGKILL the operator, then start it again")
@@ -235,6 +235,9 @@ func (r *processRun) fault(rt *rapid.T) {
 		k := rapid.IntRange(1, 3).Draw(rt, "k")
 		r.tracker.armKill(k, r.proc.kill)
 		r.step(fmt.Sprintf("crash point: SIGKILL the operator right after its write %d from here", k))
+	case 2:
+		n := r.tracker.dropWatches()
+		r.step(fmt.Sprintf("watch drop: close the operator's %d watches, and answer its next ones 410 Gone (a relist)", n))
 	default:
 		f := apiFault{writes: rapid.Bool().Draw(rt, "write?"), code: rapid.SampledFrom(faultCodes).Draw(rt, "code")}
 		r.tracker.armFault(f)

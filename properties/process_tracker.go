@@ -37,12 +37,17 @@ type requestTracker struct {
 	// it told to retry after a while (Retry-After) will have.
 	fault      *apiFault
 	waitsUntil time.Time
+	// watches are the operator's open watches, by number; expire is how
+	// many of its next watches are answered 410 Gone (a relist).
+	watches   map[int]func()
+	nextWatch int
+	expire    int
 }
 
 var _ apiserver.Tracker = (*requestTracker)(nil)
 
 func newRequestTracker(operator string, base time.Duration) *requestTracker {
-	return &requestTracker{operator: operator, base: base, created: map[string]bool{}}
+	return &requestTracker{operator: operator, base: base, created: map[string]bool{}, watches: map[int]func(){}}
 }
 
 // Begin hears a request start: activity, and for the operator a request
@@ -63,7 +68,15 @@ func (t *requestTracker) Begin(u apiserver.User, req apiserver.Request) (func(in
 		return nil, err
 	}
 	if req.Verb == "watch" {
-		return func(int) { t.heard() }, nil
+		t.nextWatch++
+		id := t.nextWatch
+		t.watches[id] = req.Close
+		return func(int) {
+			t.mu.Lock()
+			delete(t.watches, id)
+			t.mu.Unlock()
+			t.heard()
+		}, nil
 	}
 	t.inFlight++
 	return func(code int) { t.ended(req, code) }, nil

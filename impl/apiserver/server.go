@@ -124,7 +124,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.track(w, r, user, func(w http.ResponseWriter) { s.serveAs(w, r, user) })
+	s.track(w, r, user, func(w http.ResponseWriter, r *http.Request) { s.serveAs(w, r, user) })
 }
 
 // serveUntracked is serve without the Tracker: for a request served

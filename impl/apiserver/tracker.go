@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,6 +37,9 @@ type Request struct {
 	Path string
 	// DryRun: the request stores nothing.
 	DryRun bool
+	// Close, for a watch, ends it as if its client had gone away: the
+	// client sees its stream end, and watches again. Nil otherwise.
+	Close func()
 }
 
 // IsWrite says whether the request asks to change state.
@@ -58,12 +62,18 @@ func requestOf(r *http.Request) Request {
 }
 
 // track runs serve under s's Tracker, if any.
-func (s *Server) track(w http.ResponseWriter, r *http.Request, u User, serve func(http.ResponseWriter)) {
+func (s *Server) track(w http.ResponseWriter, r *http.Request, u User, serve func(http.ResponseWriter, *http.Request)) {
 	if s.tracker == nil {
-		serve(w)
+		serve(w, r)
 		return
 	}
-	end, refuse := s.tracker.Begin(u, requestOf(r))
+	req := requestOf(r)
+	if req.Verb == "watch" {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		r, req.Close = r.WithContext(ctx), cancel
+	}
+	end, refuse := s.tracker.Begin(u, req)
 	if refuse != nil {
 		if st := api.StatusOf(refuse); st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
@@ -73,7 +83,7 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, u User, serve fun
 	}
 	cw := &codeWriter{ResponseWriter: w, code: http.StatusOK}
 	defer func() { end(cw.code) }()
-	serve(cw)
+	serve(cw, r)
 }
 
 // codeWriter remembers the status code of a response, and passes flushes

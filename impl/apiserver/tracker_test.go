@@ -1,8 +1,11 @@
 package apiserver
 
 import (
+	"io"
+	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/converge-dev/converge/impl/api"
 	"github.com/converge-dev/converge/impl/store/storetest"
@@ -15,12 +18,16 @@ type recordingTracker struct {
 	begun  []string
 	ended  []int
 	refuse map[string]error
+	closes []func()
 }
 
 func (r *recordingTracker) Begin(u User, req Request) (func(int), error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.begun = append(r.begun, u.Name+" "+req.Verb+" "+req.Resource+" "+req.Namespace+"/"+req.Name)
+	if req.Close != nil {
+		r.closes = append(r.closes, req.Close)
+	}
 	if err := r.refuse[req.Verb]; err != nil {
 		return nil, err
 	}
@@ -59,5 +66,49 @@ func TestTrackerHearsEachRequestByUser(t *testing.T) {
 	}
 	if !(Request{Verb: "patch"}).IsWrite() || (Request{Verb: "patch", DryRun: true}).IsWrite() || (Request{Verb: "watch"}).IsWrite() {
 		t.Fatal("IsWrite")
+	}
+}
+
+// TestTrackerClosesAWatch: a watch's Close ends its stream, as a client
+// that went away would, and the tracker hears it end.
+func TestTrackerClosesAWatch(t *testing.T) {
+	tr := &recordingTracker{}
+	e := newEnvOn(t, storetest.Store(t), testAuth(t, false), func(c *Config) { c.Tracker = tr })
+	req, err := http.NewRequest("GET", e.srv.URL+podPath+"?watch=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	tr.mu.Lock()
+	if len(tr.closes) != 1 {
+		t.Fatalf("%d watches with a Close, want 1", len(tr.closes))
+	}
+	closeWatch := tr.closes[0]
+	tr.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); done <- err }()
+	closeWatch()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch did not end when closed")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tr.mu.Lock()
+		n := len(tr.ended)
+		tr.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the tracker never heard the watch end")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
