@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"time"
 )
 
 // operatorProcess is the operator's process, started again after each
@@ -115,18 +114,5 @@ func (p *operatorProcess) close() {
 	if p.log != nil {
 		_ = p.log.Close()
 		p.log = nil
-	}
-}
-
-// waitGone waits up to d for the process to exit.
-func (p *operatorProcess) waitGone(d time.Duration) bool {
-	p.mu.Lock()
-	exited := p.exited
-	p.mu.Unlock()
-	select {
-	case <-exited:
-		return true
-	case <-time.After(d):
-		return false
 	}
 }

@@ -246,7 +246,10 @@ func (r *processRun) fault(rt *rapid.T) {
 }
 
 // step records a step, waits for the operator to go idle (restarting it
-// if the check killed it) and checks what must hold after every step.
+// if the check killed it) and checks what must hold after every step:
+// the built-in safety invariants of the stored objects (model.Checker:
+// Kubernetes' own, such as a pod binds only to a Ready node and
+// finalizers hold an object), and no panic in a reconcile.
 func (r *processRun) step(line string) {
 	r.rt.Helper()
 	r.drawn++
@@ -269,8 +272,11 @@ func (r *processRun) step(line string) {
 const noteMark = "note: "
 
 // settle waits until the operator is idle and the control plane quiet,
-// restarting the operator if the check killed it; an operator that
-// exits on its own fails the run.
+// restarting the operator if the check killed it. An operator that exits
+// on its own fails the run: a manager runs until it is told to stop
+// (controller-runtime's Manager.Start returns only when its context
+// ends, or on an error it cannot recover from), and a Deployment would
+// restart it in a crash loop.
 func (r *processRun) settle() {
 	r.rt.Helper()
 	deadline := time.Now().Add(r.p.Settle)

@@ -27,7 +27,6 @@ type requestTracker struct {
 	maxGap   time.Duration
 	writes   int      // the operator's writes that landed, Events aside
 	recent   []string // the operator's last writes, for a report
-	created  map[string]bool
 	// killAfter > 0 arms the crash point: kill runs once that many more
 	// writes of the operator have landed.
 	killAfter int
@@ -47,7 +46,7 @@ type requestTracker struct {
 var _ apiserver.Tracker = (*requestTracker)(nil)
 
 func newRequestTracker(operator string, base time.Duration) *requestTracker {
-	return &requestTracker{operator: operator, base: base, created: map[string]bool{}, watches: map[int]func(){}}
+	return &requestTracker{operator: operator, base: base, watches: map[int]func(){}}
 }
 
 // Begin hears a request start: activity, and for the operator a request
@@ -96,9 +95,6 @@ func (t *requestTracker) ended(req apiserver.Request, code int) {
 	var kill func()
 	if req.IsWrite() && code < 300 && req.Resource != "events" {
 		t.writes++
-		if req.Verb == "create" {
-			t.created[req.Resource] = true
-		}
 		t.recent = append(t.recent, fmt.Sprintf("%s %s %s", req.Verb, req.Resource, writeTarget(req)))
 		if len(t.recent) > 5 {
 			t.recent = t.recent[1:]
@@ -154,30 +150,12 @@ func (t *requestTracker) operatorWrites() (int, []string) {
 	return t.writes, append([]string(nil), t.recent...)
 }
 
-// createdResources are the resources the operator created objects of.
-func (t *requestTracker) createdResources() map[string]bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make(map[string]bool, len(t.created))
-	for r := range t.created {
-		out[r] = true
-	}
-	return out
-}
-
 // armKill makes kill run right after the operator's k-th write from now;
 // k = 0 disarms it.
 func (t *requestTracker) armKill(k int, kill func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.killAfter, t.kill = k, kill
-}
-
-// armed says whether a crash point is still waiting for its write.
-func (t *requestTracker) armed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.killAfter > 0
 }
 
 // restarted forgets when the operator was last heard, for its pace: a
