@@ -41,6 +41,13 @@ race:
 test-clients:
 	cd e2e/clients && $(GO) test -count=1 -timeout 10m ./...
 
+# examples/operator's manager built in a module of its own against
+# controller-runtime v0.20, checked by converge check operator as its own
+# process (about 10 min with empty caches: it builds k8s.io v0.32).
+.PHONY: test-legacy
+test-legacy:
+	cd examples/operator-v020 && $(GO) test -count=1 -timeout 30m ./...
+
 # converge init end to end: kubebuilder v4.16.0 scaffolds a project, a
 # reconciler that owns a Deployment, converge init, then go test of the
 # generated test against this checkout (about 15 min with empty caches;

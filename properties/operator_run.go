@@ -188,15 +188,26 @@ func (r *operatorRun) close() {
 // loadKinds compiles each installed CRD's storage version for the
 // generators.
 func (r *operatorRun) loadKinds(names []string) error {
+	var err error
+	r.kinds, err = loadCustomKinds(r.ctx, r.reg, names, r.op.Kinds, r.op.Fields, r.op.CRDs)
+	return err
+}
+
+// loadCustomKinds compiles the storage version of each CRD installed
+// under names, of the kinds (plurals; all if empty), with a generator
+// constrained by fields; dir names the CRDs in the error when none is
+// left.
+func loadCustomKinds(ctx context.Context, reg *registry.Registry, names, kinds []string, fields map[string][]crdgen.Option, dir string) ([]customKind, error) {
+	var out []customKind
 	for _, name := range names {
-		o, err := r.reg.Get(r.ctx, "customresourcedefinitions", "", name)
+		o, err := reg.Get(ctx, "customresourcedefinitions", "", name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c := o.(*api.CustomResourceDefinition)
 		def := &apiextensionsv1.CustomResourceDefinition{Spec: c.Spec}
 		def.Name = c.Name
-		if len(r.op.Kinds) > 0 && !slices.Contains(r.op.Kinds, c.Spec.Names.Plural) {
+		if len(kinds) > 0 && !slices.Contains(kinds, c.Spec.Names.Plural) {
 			continue
 		}
 		for _, v := range c.Spec.Versions {
@@ -205,20 +216,20 @@ func (r *operatorRun) loadKinds(names []string) error {
 			}
 			compiled, err := crd.Compile(def, v.Name)
 			if err != nil {
-				return fmt.Errorf("CRD %s: %w", name, err)
+				return nil, fmt.Errorf("CRD %s: %w", name, err)
 			}
-			gen, err := crdgen.New(compiled, r.op.Fields[c.Spec.Names.Plural]...)
+			gen, err := crdgen.New(compiled, fields[c.Spec.Names.Plural]...)
 			if err != nil {
-				return fmt.Errorf("CRD %s: %w", name, err)
+				return nil, fmt.Errorf("CRD %s: %w", name, err)
 			}
-			r.kinds = append(r.kinds, customKind{gvk: schema.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind},
+			out = append(out, customKind{gvk: schema.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind},
 				resource: c.Spec.Names.Plural, namespaced: c.Spec.Scope == apiextensionsv1.NamespaceScoped, gen: gen})
 		}
 	}
-	if len(r.kinds) == 0 {
-		return fmt.Errorf("properties: %s holds no CRD of the Kinds %v", r.op.CRDs, r.op.Kinds)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("properties: %s holds no CRD of the Kinds %v", dir, kinds)
 	}
-	return nil
+	return out, nil
 }
 
 func (r *operatorRun) ensureNamespace(ns string) {

@@ -44,12 +44,12 @@ func (s *OperatorScript) Set(resource, name string, spec map[string]any) {
 	obj := map[string]any{"apiVersion": k.gvk.GroupVersion().String(), "kind": k.gvk.Kind,
 		"metadata": map[string]any{"name": name, "namespace": model.DefaultNamespace}, "spec": spec}
 	s.r.noteUserValues(spec)
-	s.r.userWrite(k, model.DefaultNamespace, name, obj, "")
+	s.r.userWrite(customDraw{k: k, ns: model.DefaultNamespace, name: name, obj: obj})
 }
 
 // Delete deletes the custom resource.
 func (s *OperatorScript) Delete(resource, name string) {
-	s.r.userWrite(s.kind(resource), model.DefaultNamespace, name, nil, "")
+	s.r.userWrite(customDraw{k: s.kind(resource), ns: model.DefaultNamespace, name: name, del: true})
 }
 
 // Deliver hands the operator the next event of resource.

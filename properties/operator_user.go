@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"slices"
@@ -17,83 +18,110 @@ import (
 
 // userAction creates, updates or deletes a custom resource.
 func (r *operatorRun) userAction(rt *rapid.T) {
-	k := r.kinds[rapid.IntRange(0, len(r.kinds)-1).Draw(rt, "kind")]
-	ns := ""
-	if k.namespaced {
-		ns = rapid.SampledFrom(r.op.Namespaces).Draw(rt, "namespace")
+	d := drawCustom(rt, r.kinds, r.op.Namespaces, r.op.Names)
+	r.noteUserValues(d.obj["spec"])
+	r.userWrite(d)
+}
+
+// userWrite performs a user's write d, records it as a step and lets the
+// operator settle.
+func (r *operatorRun) userWrite(d customDraw) {
+	w := d.write(r.ctx, r.user)
+	if w.verb == "" {
+		r.fail("%v", w.err)
 	}
-	name := rapid.SampledFrom(r.op.Names).Draw(rt, "name")
-	// What a user action draws depends on what it drew, not on the
-	// object's state, so that when the shrinker removes an earlier action
-	// a later one keeps its meaning: a delete stays a delete (of nothing,
-	// once the create is gone), and a create or an update draws an object.
-	del := rapid.IntRange(0, 2).Draw(rt, "write or delete") == 0
-	var obj map[string]any
-	field := ""
-	if !del {
-		obj = k.gen.Object(ns, name).Draw(rt, "object")
-		r.noteUserValues(obj["spec"])
-		if spec, _ := obj["spec"].(map[string]any); len(spec) > 0 && rapid.Bool().Draw(rt, "one field?") {
+	r.record("user", w.verb, d.k.resource+"/"+model.Key(d.ns, d.name), w.detail, nil)
+	if w.err != nil && !r.refused(w.err) {
+		r.fail("%s %s %s: %v", w.verb, d.k.resource, d.name, w.err)
+	}
+	r.noteInput(d.k, d.ns, d.name)
+	r.host.IntentChanged(string(w.cur.GetUID()))
+	r.sync()
+}
+
+// customDraw is a user's write of a custom resource, as drawn. What it
+// draws depends on what it drew, not on the object's state, so that when
+// the shrinker removes an earlier action a later one keeps its meaning:
+// a delete stays a delete (of nothing, once the create is gone), and a
+// create or an update draws an object.
+type customDraw struct {
+	k        customKind
+	ns, name string
+	del      bool
+	obj      map[string]any // nil for a delete
+	field    string         // an update changes only this field of the spec, if set
+}
+
+func drawCustom(rt *rapid.T, kinds []customKind, namespaces, names []string) customDraw {
+	d := customDraw{k: kinds[rapid.IntRange(0, len(kinds)-1).Draw(rt, "kind")]}
+	if d.k.namespaced {
+		d.ns = rapid.SampledFrom(namespaces).Draw(rt, "namespace")
+	}
+	d.name = rapid.SampledFrom(names).Draw(rt, "name")
+	d.del = rapid.IntRange(0, 2).Draw(rt, "write or delete") == 0
+	if !d.del {
+		d.obj = d.k.gen.Object(d.ns, d.name).Draw(rt, "object")
+		if spec, _ := d.obj["spec"].(map[string]any); len(spec) > 0 && rapid.Bool().Draw(rt, "one field?") {
 			fields := make([]string, 0, len(spec))
 			for f := range spec {
 				fields = append(fields, f)
 			}
 			slices.Sort(fields)
-			field = rapid.SampledFrom(fields).Draw(rt, "field")
+			d.field = rapid.SampledFrom(fields).Draw(rt, "field")
 		}
 	}
-	r.userWrite(k, ns, name, obj, field)
+	return d
 }
 
-// userWrite is a user's write of k's custom resource ns/name: obj
-// creates it or, with field set, updates that field of its spec, else
-// its whole spec; a nil obj deletes it.
-func (r *operatorRun) userWrite(k customKind, ns, name string, obj map[string]any, field string) {
-	del := obj == nil
+// customWrite is what a drawn write did: its verb (empty when the read
+// before it failed, with that error), a detail for the step, the object
+// as read before (empty if absent), and the write's error; a delete of
+// an object gone meanwhile and an update that lost a race are not errors.
+type customWrite struct {
+	verb, detail string
+	cur          *unstructured.Unstructured
+	err          error
+}
+
+// write performs d with c: a delete of the object if it exists, a create
+// if it does not, else an update of the drawn field (or of the whole
+// spec).
+func (d customDraw) write(ctx context.Context, c client.Client) customWrite {
 	cur := &unstructured.Unstructured{}
-	cur.SetGroupVersionKind(k.gvk)
-	err := r.user.Get(r.ctx, client.ObjectKey{Namespace: ns, Name: name}, cur)
+	cur.SetGroupVersionKind(d.k.gvk)
+	err := c.Get(ctx, client.ObjectKey{Namespace: d.ns, Name: d.name}, cur)
 	exists := err == nil
 	if err != nil && !apierrors.IsNotFound(err) {
-		r.fail("get %s %s: %v", k.resource, name, err)
+		return customWrite{cur: cur, err: fmt.Errorf("get %s %s: %w", d.k.resource, d.name, err)}
 	}
 	switch {
-	case del:
-		detail := ""
+	case d.del:
+		w := customWrite{verb: "delete", cur: cur}
 		if !exists {
-			detail = "absent: nothing to delete"
+			w.detail = "absent: nothing to delete"
+		} else if err := c.Delete(ctx, cur); err != nil && !apierrors.IsNotFound(err) {
+			w.err = err
 		}
-		r.record("user", "delete", k.resource+"/"+model.Key(ns, name), detail, nil)
-		if exists {
-			if err := r.user.Delete(r.ctx, cur); err != nil && !apierrors.IsNotFound(err) {
-				r.fail("delete %s %s: %v", k.resource, name, err)
-			}
-		}
+		return w
 	case !exists:
-		r.record("user", "create", k.resource+"/"+model.Key(ns, name), compactJSON(obj["spec"]), nil)
-		if err := r.user.Create(r.ctx, &unstructured.Unstructured{Object: obj}); err != nil && !r.refused(err) {
-			r.fail("create %s %s: %v", k.resource, name, err)
-		}
-	default:
-		spec, _ := obj["spec"].(map[string]any)
-		if spec == nil {
-			spec = map[string]any{}
-		}
-		if old, ok := cur.Object["spec"].(map[string]any); ok && field != "" {
-			// Users mostly change one thing at a time: the drawn spec's
-			// value of one field, the rest as it was.
-			old[field] = spec[field]
-			spec = old
-		}
-		cur.Object["spec"] = spec
-		r.record("user", "update", k.resource+"/"+model.Key(ns, name), compactJSON(spec), nil)
-		if err := r.user.Update(r.ctx, cur); err != nil && !apierrors.IsConflict(err) && !r.refused(err) {
-			r.fail("update %s %s: %v", k.resource, name, err)
-		}
+		return customWrite{verb: "create", detail: compactJSON(d.obj["spec"]), cur: cur, err: c.Create(ctx, &unstructured.Unstructured{Object: d.obj})}
 	}
-	r.noteInput(k, ns, name)
-	r.host.IntentChanged(string(cur.GetUID()))
-	r.sync()
+	spec, _ := d.obj["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	if old, ok := cur.Object["spec"].(map[string]any); ok && d.field != "" {
+		// Users mostly change one thing at a time: the drawn spec's
+		// value of one field, the rest as it was.
+		old[d.field] = spec[d.field]
+		spec = old
+	}
+	cur.Object["spec"] = spec
+	w := customWrite{verb: "update", detail: compactJSON(spec), cur: cur}
+	if err := c.Update(ctx, cur); err != nil && !apierrors.IsConflict(err) {
+		w.err = err
+	}
+	return w
 }
 
 // drift is another writer: it deletes an object the operator owns, or

@@ -20,11 +20,12 @@ import (
 )
 
 func init() {
-	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), or replay a script", run: runCheck,
+	register(command{name: "check", summary: "run a property campaign (model or model-vs-etcd lockstep), replay a script, or check an operator as its own process", run: runCheck,
 		examples: []string{
 			"converge check --checks 1000",
 			"converge check --target lockstep --checks 200 --shard 1/4 --report shard-1.json",
 			"converge check --replay failure.script",
+			"converge check operator --crds config/crd/bases -- ./bin/manager",
 		}})
 }
 
@@ -45,6 +46,9 @@ type checkFlags struct {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "operator" {
+		return runCheckOperator(args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("check", checkUsage, stderr)
 	var f checkFlags
 	fs.IntVar(&f.checks, "checks", 100, "random checks to run")

@@ -66,6 +66,9 @@ func TestEveryVerbsHelpHasExamples(t *testing.T) {
 				}
 			}
 			for _, w := range words[2:] {
+				if w == "--" {
+					break // what follows is another program's command line
+				}
 				if m := flagRE.FindStringSubmatch(w); m != nil && !strings.Contains(flags, "  -"+m[1]+" ") && !strings.Contains(flags, "  -"+m[1]+"\n") {
 					t.Errorf("%s's example %q uses -%s, which converge %s does not define", name, ex, m[1], of)
 				}

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/converge-dev/converge/impl/api"
 	"io"
 	"net"
 	"net/http"
@@ -135,7 +131,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	}
 	st := store.New(c, "")
 	reg := registry.New(registry.Config{Store: st, ServiceIPRange: serviceIPRange})
-	if err := ensureNamespaces(ctx, reg); err != nil {
+	if err := reg.EnsureNamespaces(ctx); err != nil {
 		return err
 	}
 	if f.crds != "" {
@@ -206,7 +202,7 @@ func up(ctx context.Context, f upFlags, stdout io.Writer) error {
 	if kubeconfig == "" {
 		kubeconfig = filepath.Join(f.dataDir, "kubeconfig")
 	}
-	if err := writeKubeconfig(kubeconfig, "https://"+ln.Addr().String(), tlsFiles.CA, token); err != nil {
+	if err := apiserver.WriteKubeconfig(kubeconfig, "https://"+ln.Addr().String(), tlsFiles.CA, "admin", token); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "converge is up: apiserver https://%s, %d nodes, data in %s\n", ln.Addr(), f.nodes, f.dataDir)
@@ -262,11 +258,11 @@ func ensureToken(f upFlags) (file, token string, err error) {
 	if file == "" {
 		file = filepath.Join(f.dataDir, "tokens.csv")
 		if _, statErr := os.Stat(file); errors.Is(statErr, os.ErrNotExist) {
-			b := make([]byte, 24)
-			if _, err := rand.Read(b); err != nil {
+			tok, err := apiserver.NewToken()
+			if err != nil {
 				return "", "", err
 			}
-			line := hex.EncodeToString(b) + ",admin,admin,\"system:masters\"\n"
+			line := tok + ",admin,admin,\"system:masters\"\n"
 			if err := os.WriteFile(file, []byte(line), 0o600); err != nil {
 				return "", "", err
 			}
@@ -278,49 +274,4 @@ func ensureToken(f upFlags) (file, token string, err error) {
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(data)), ",")
 	return file, first, nil
-}
-
-func writeKubeconfig(path, server, caFile, token string) error {
-	ca, err := os.ReadFile(caFile)
-	if err != nil {
-		return err
-	}
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: converge
-  cluster:
-    server: %s
-    certificate-authority-data: %s
-users:
-- name: admin
-  user:
-    token: %s
-contexts:
-- name: converge
-  context:
-    cluster: converge
-    user: admin
-    namespace: default
-current-context: converge
-`, server, base64.StdEncoding.EncodeToString(ca), token)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(cfg), 0o600)
-}
-
-// systemNamespaces are the namespaces a cluster starts with, so that
-// kubectl get namespaces lists them.
-var systemNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
-
-// ensureNamespaces creates the system namespaces a fresh data dir lacks.
-func ensureNamespaces(ctx context.Context, reg *registry.Registry) error {
-	for _, ns := range systemNamespaces {
-		_, err := reg.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}})
-		if err != nil && !api.IsAlreadyExists(err) {
-			return fmt.Errorf("create namespace %s: %w", ns, err)
-		}
-	}
-	return nil
 }

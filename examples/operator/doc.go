@@ -4,7 +4,7 @@
 //	api/v1/                 the WebApp kind (webapp.example.com/v1) and its deep copies
 //	config/crd/bases/       its CustomResourceDefinition, as controller-gen writes it
 //	internal/controller/    WebAppReconciler
-//	cmd/main.go             the manager that runs it
+//	cmd/main.go             the manager that runs it (--bug seeds a bug, for converge check operator's tests)
 //
 // A WebApp runs spec.replicas pods of spec.image listening on spec.port:
 // the operator owns a ConfigMap "<name>-config" (spec.message, which the

@@ -64,6 +64,11 @@
 //     ("pods/status" for subresources) and namespaces, with "*"; discovery,
 //     /version and /openapi are open to every authenticated caller. A nil
 //     Auth lets everyone in.
+//   - A Tracker (Config.Tracker) hears every authenticated request, with
+//     its user, as it starts and as it ends (a watch when it closes), and
+//     may answer it instead with an error, which then writes nothing: a
+//     check of an operator run as its own process tells the operator's
+//     requests from everyone else's by it.
 //   - EnsureTLS writes (or reuses) a self-signed ECDSA P-256 CA and a
 //     serving certificate for 127.0.0.1, ::1 and localhost.
 package apiserver

@@ -51,6 +51,9 @@ type Config struct {
 	// PodLogs serves pods/{name}/log; nil answers it with a 404 that says
 	// converge keeps no logs.
 	PodLogs PodLogs
+	// Tracker, if set, hears every authenticated request as it starts and
+	// ends, and may refuse it (tracker.go).
+	Tracker Tracker
 }
 
 // Server is the HTTP apiserver.
@@ -63,6 +66,7 @@ type Server struct {
 	log      *log.Logger
 	openapi  http.Handler
 	podLogs  PodLogs
+	tracker  Tracker
 }
 
 // New checks cfg and returns a Server.
@@ -71,7 +75,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: Config.Registry is required")
 	}
 	s := &Server{reg: cfg.Registry, auth: cfg.Auth, maxBody: cfg.MaxBodyBytes,
-		version: cfg.Version, bookmark: cfg.BookmarkInterval, log: cfg.Log, podLogs: cfg.PodLogs}
+		version: cfg.Version, bookmark: cfg.BookmarkInterval, log: cfg.Log, podLogs: cfg.PodLogs, tracker: cfg.Tracker}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
@@ -120,6 +124,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	s.track(w, r, user, func(w http.ResponseWriter, r *http.Request) { s.serveAs(w, r, user) })
+}
+
+// serveUntracked is serve without the Tracker: for a request served
+// again in another form (an events.k8s.io/v1 write, as core/v1), which
+// the Tracker has heard once already.
+func (s *Server) serveUntracked(w http.ResponseWriter, r *http.Request) {
+	user, err := s.auth.authenticate(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.serveAs(w, r, user)
+}
+
+// serveAs serves an authenticated request.
+func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, user User) {
 	path := r.URL.Path
 	switch {
 	case strings.HasPrefix(path, "/openapi/"):
@@ -138,7 +159,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isEventsV1Resource(path) {
-		s.serveEventsV1(w, r, s.serve) // authenticated again, as core/v1
+		s.serveEventsV1(w, r, s.serveUntracked) // authenticated again, as core/v1
 		return
 	}
 	switch strings.TrimSuffix(path, "/") {

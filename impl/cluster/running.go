@@ -392,3 +392,18 @@ func (r *Running) busy() bool {
 	}
 	return false
 }
+
+// Idle says whether every component has nothing queued or in hand and
+// every event applied, as WaitConverged's polls ask: a harness that
+// steps something of its own beside the running control plane waits for
+// both to be quiet.
+func (r *Running) Idle() bool { return !r.busy() }
+
+// LastWrite is when a component last wrote, heartbeats aside (zero if
+// none has).
+func (r *Running) LastWrite() time.Time {
+	if n := r.lastWriteAt.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}

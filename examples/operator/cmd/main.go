@@ -6,6 +6,7 @@ package main
 import (
 	"flag"
 	"os"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -32,13 +33,19 @@ func init() {
 func main() {
 	var metricsAddr, probeAddr string
 	var leaderElect bool
+	var bug string
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to; 0 disables it.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that one manager is active at a time.")
+	flag.StringVar(&bug, "bug", "", "Seed a bug (for converge's own tests, which prove that its checks catch it): one of controller.Bugs.")
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	if bug != "" && !slices.Contains(controller.Bugs, controller.Bug(bug)) {
+		setupLog.Error(nil, "unknown --bug", "bug", bug, "bugs", controller.Bugs)
+		os.Exit(2)
+	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
@@ -51,7 +58,7 @@ func main() {
 		setupLog.Error(err, "unable to start manager")
 		os.Exit(1)
 	}
-	if err := (&controller.WebAppReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.WebAppReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Bug: controller.Bug(bug)}).SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "WebApp")
 		os.Exit(1)
 	}
