@@ -84,7 +84,15 @@ const OperatorUser = "converge-operator"
 // operator does between them depends on its timing (docs/processes.md).
 func CheckProcess(t *testing.T, p Process) {
 	t.Helper()
-	CheckProcessWith(t, func() *store.Store { return storeFor(t) }, p)
+	CheckProcessTB(t, t, p)
+}
+
+// CheckProcessTB is CheckProcess reporting to any rapid.TB (a test that
+// expects a failure passes its own, such as NewReport's); stores come
+// from t.
+func CheckProcessTB(tb rapid.TB, t testing.TB, p Process) {
+	tb.Helper()
+	CheckProcessWith(tb, func() *store.Store { return storeFor(t) }, p)
 }
 
 // CheckProcessWith is CheckProcess reporting to any rapid.TB, with a

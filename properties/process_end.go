@@ -119,22 +119,20 @@ func (r *processRun) cleanup() {
 		}
 		return nothingTerminating(r.running.Snapshot())
 	})
+	now, err := apiObjects(r.cfg)
+	if err != nil {
+		r.fail("cleanup: list what the API serves: %v", err)
+	}
 	var left []string
-	for ref := range r.running.Snapshot().Objects {
-		if !r.baseline[ref] && !bookkeeping(ref) {
-			left = append(left, ref.String())
+	for obj := range now {
+		if typ, _, _ := strings.Cut(obj, "/"); !r.baseline[obj] && !bookkeeping(typ) {
+			left = append(left, obj)
 		}
 	}
 	if len(left) > 0 {
 		slices.Sort(left)
 		r.fail("left behind once every custom resource was deleted (no ownerReference to it, and no finalizer that deletes them): %s", strings.Join(left, ", "))
 	}
-}
-
-// bookkeeping is what a cluster keeps of its own that no owner holds:
-// leader election's Leases, Events.
-func bookkeeping(ref model.Ref) bool {
-	return strings.HasPrefix(ref.Type, "leases.") || ref.Type == "events" || strings.HasPrefix(ref.Type, "events.")
 }
 
 // customs lists every custom resource of the kinds the check writes.

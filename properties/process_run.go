@@ -42,6 +42,7 @@ type processRun struct {
 	hs      *http.Server
 	tracker *requestTracker
 	user    client.Client
+	cfg     *rest.Config // the user's
 	proc    *operatorProcess
 	kinds   []customKind
 	chk     *model.Checker
@@ -51,7 +52,7 @@ type processRun struct {
 	atEnd   bool
 	// baseline is the objects before the first step: what the cleanup
 	// must come back to.
-	baseline map[model.Ref]bool
+	baseline map[string]bool
 	logRead  int64 // the operator's log up to here has been scanned
 	failed   bool
 }
@@ -107,8 +108,8 @@ func newProcessRun(rt fataler, stores func() *store.Store, sh *processShared) *p
 	if r.running, err = cluster.StartRunning(cluster.RunningConfig{Store: r.st, Nodes: 1}); err != nil {
 		rt.Fatal(err)
 	}
-	if r.user, err = client.New(&rest.Config{Host: server, BearerToken: sh.userToken, QPS: -1,
-		TLSClientConfig: rest.TLSClientConfig{CAFile: sh.tls.CA}}, client.Options{Scheme: clientgoscheme.Scheme}); err != nil {
+	r.cfg = &rest.Config{Host: server, BearerToken: sh.userToken, QPS: -1, TLSClientConfig: rest.TLSClientConfig{CAFile: sh.tls.CA}}
+	if r.user, err = client.New(r.cfg, client.Options{Scheme: clientgoscheme.Scheme}); err != nil {
 		rt.Fatal(err)
 	}
 	for _, ns := range r.p.Namespaces {
@@ -166,9 +167,9 @@ func (r *processRun) startup() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.settle()
-	r.baseline = map[model.Ref]bool{}
-	for ref := range r.running.Snapshot().Objects {
-		r.baseline[ref] = true
+	var err error
+	if r.baseline, err = apiObjects(r.cfg); err != nil {
+		r.fail("list what the API serves: %v", err)
 	}
 }
 

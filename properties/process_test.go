@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/converge-dev/converge/impl/store"
 )
 
 // buildFake builds testdata/fakeoperator.
@@ -28,7 +26,7 @@ func checkFake(t *testing.T, mode string) string {
 	defer SetRapidFlags(t, map[string]string{"rapid.checks": "3", "rapid.steps": "4", "rapid.seed": "3",
 		"rapid.shrinktime": "1s", "rapid.nofailfile": "true"})()
 	rep := NewReport(t.Name())
-	CheckProcessWith(rep, func() *store.Store { return storeFor(t) }, Process{Command: []string{bin, "-mode", mode},
+	CheckProcessTB(rep, t, Process{Command: []string{bin, "-mode", mode},
 		CRDs: "../examples/operator/config/crd/bases", NoFaults: true, Settle: 10 * time.Second, WorkDir: t.TempDir()})
 	if !rep.Failed() {
 		t.Fatalf("the %s operator passed the check", mode)
