@@ -24,6 +24,7 @@ func (r *processRun) end() {
 	r.ended, r.atEnd = len(r.steps), true
 	r.tracker.armKill(0, nil)
 	r.tracker.disarmFault()
+	r.releaseHold()
 	r.steps = append(r.steps, "quiesce: wait for convergence")
 	r.converged()
 	r.fixedPoint()

@@ -54,6 +54,7 @@ type processRun struct {
 	// must come back to.
 	baseline map[string]bool
 	logRead  int64 // the operator's log up to here has been scanned
+	holdFrom int   // the step that armed a hold of the operator's next write, if one is armed
 	failed   bool
 }
 
@@ -174,6 +175,7 @@ func (r *processRun) startup() {
 }
 
 func (r *processRun) close() {
+	r.tracker.releaseHold()
 	if r.proc != nil {
 		r.proc.close()
 	}
@@ -228,7 +230,7 @@ func (r *processRun) userStep(rt *rapid.T) {
 // fault crashes the operator now or right after its k-th write, or
 // fails one of its requests.
 func (r *processRun) fault(rt *rapid.T) {
-	switch rapid.IntRange(0, 4).Draw(rt, "fault") {
+	switch rapid.IntRange(0, 5).Draw(rt, "fault") {
 	case 0:
 		r.proc.killAndWait()
 		r.step("crash: SIGKILL the operator, then start it again")
@@ -239,6 +241,10 @@ func (r *processRun) fault(rt *rapid.T) {
 	case 2:
 		n := r.tracker.dropWatches()
 		r.step(fmt.Sprintf("watch drop: close the operator's %d watches, and answer its next ones 410 Gone (a relist)", n))
+	case 3:
+		r.tracker.armHold()
+		r.holdFrom = r.drawn + 1
+		r.step("hold: the operator's next write waits until the next step is taken")
 	default:
 		f := apiFault{writes: rapid.Bool().Draw(rt, "write?"), code: rapid.SampledFrom(faultCodes).Draw(rt, "code")}
 		r.tracker.armFault(f)
@@ -255,6 +261,9 @@ func (r *processRun) step(line string) {
 	r.rt.Helper()
 	r.drawn++
 	r.steps = append(r.steps, line)
+	if r.holdFrom > 0 && r.drawn > r.holdFrom {
+		r.releaseHold()
+	}
 	r.settle()
 	snap := r.running.Snapshot()
 	// A running cluster's snapshot is not atomic (the store, then the
@@ -331,4 +340,13 @@ func (r *processRun) fail(format string, args ...any) {
 		}
 	}
 	r.rt.Fatal(b.String())
+}
+
+// releaseHold lets the held write of the operator go, once the step
+// after the hold's has been taken, and notes it.
+func (r *processRun) releaseHold() {
+	r.holdFrom = 0
+	if what := r.tracker.releaseHold(); what != "" {
+		r.steps = append(r.steps, noteMark+"the held write lands: "+what)
+	}
 }

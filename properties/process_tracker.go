@@ -41,6 +41,9 @@ type requestTracker struct {
 	watches   map[int]func()
 	nextWatch int
 	expire    int
+	// hold, if set, makes the operator's next write wait until release:
+	// the step after the one that armed it (process_hold.go).
+	hold *heldWrite
 }
 
 var _ apiserver.Tracker = (*requestTracker)(nil)
@@ -54,6 +57,11 @@ func newRequestTracker(operator string, base time.Duration) *requestTracker {
 func (t *requestTracker) Begin(u apiserver.User, req apiserver.Request) (func(int), error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if h := t.holdLocked(req, u); h != nil {
+		t.mu.Unlock()
+		h.wait()
+		t.mu.Lock()
+	}
 	now := time.Now()
 	t.last = now
 	if u.Name != t.operator {
