@@ -33,7 +33,7 @@ func (v *Availability) Before(o Observed, s *model.Snapshot, a model.Action) {
 			return
 		}
 	}
-	for _, x := range o.EnabledFaults() {
+	for _, x := range o.Recovery() {
 		if x.Op == model.OpRelease && x.Who == model.DeploymentController {
 			return
 		}

@@ -20,6 +20,18 @@ func (f *fakeCluster) Components() []string          { return f.comps }
 func (f *fakeCluster) Queue(c string) []string       { return f.queue[c] }
 func (f *fakeCluster) EnabledSteps() []model.Action  { return f.steps }
 func (f *fakeCluster) EnabledFaults() []model.Action { return f.faults }
+
+// Recovery is the part of the faults that ends one in force, as a real
+// cluster's is.
+func (f *fakeCluster) Recovery() []model.Action {
+	var out []model.Action
+	for _, a := range f.faults {
+		if a.Op == model.OpRelease || a.Op == model.OpNodeUp {
+			out = append(out, a)
+		}
+	}
+	return out
+}
 func (f *fakeCluster) NextQuiesceStep() (model.Action, bool) {
 	if len(f.next) == 0 {
 		return model.Action{}, false
