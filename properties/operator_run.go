@@ -233,14 +233,22 @@ func loadCustomKinds(ctx context.Context, reg *registry.Registry, names, kinds [
 }
 
 func (r *operatorRun) ensureNamespace(ns string) {
+	if err := createNamespace(r.ctx, r.user, ns); err != nil {
+		r.fail("%v", err)
+	}
+	r.sync()
+}
+
+// createNamespace creates namespace ns with c, unless it exists.
+func createNamespace(ctx context.Context, c client.Client, ns string) error {
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion("v1")
 	u.SetKind("Namespace")
 	u.SetName(ns)
-	if err := r.user.Create(r.ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
-		r.fail("create namespace %s: %v", ns, err)
+	if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
 	}
-	r.sync()
+	return nil
 }
 
 // fail ends the run with the steps taken so far.

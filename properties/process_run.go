@@ -13,7 +13,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"pgregory.net/rapid"
@@ -198,12 +197,8 @@ func (r *processRun) close() {
 }
 
 func (r *processRun) ensureNamespace(ns string) {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("v1")
-	u.SetKind("Namespace")
-	u.SetName(ns)
-	if err := r.user.Create(r.ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
-		r.fail("create namespace %s: %v", ns, err)
+	if err := createNamespace(r.ctx, r.user, ns); err != nil {
+		r.fail("%v", err)
 	}
 }
 
