@@ -24,6 +24,7 @@ func init() {
 			"converge demo",
 			"converge demo -f examples/my-service.yaml --nodes 5",
 			"converge demo --model",
+			"converge demo --workload statefulset",
 		}})
 }
 
@@ -32,8 +33,9 @@ func init() {
 // ends when the state has converged. --model walks the same flow through the
 // pure model instead, stage by stage.
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", "[-f MANIFEST] [--nodes N] [--timeout D] [--model]", stderr)
-	manifest := fs.String("f", "examples/my-app.yaml", "the manifest to apply (Deployments and Services)")
+	fs := newFlagSet("demo", "[-f MANIFEST | --workload deployment|statefulset] [--nodes N] [--timeout D] [--model]", stderr)
+	manifest := fs.String("f", "", "the manifest to apply (Deployments, StatefulSets and Services; default the --workload's)")
+	workload := fs.String("workload", "deployment", "the seed manifest to apply without -f: deployment (examples/my-app.yaml) or statefulset (examples/my-statefulset.yaml, its ordered start)")
 	nodes := fs.Int("nodes", 3, "fake nodes")
 	timeout := fs.Duration("timeout", time.Minute, "give up if not converged by then")
 	useModel := fs.Bool("model", false, "walk the flow through the pure model instead of etcd")
@@ -43,6 +45,13 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	}
 	if *nodes < 1 || *nodes > 250 {
 		return usageError("--nodes must be between 1 and 250")
+	}
+	if *manifest == "" {
+		seed, ok := seedManifests[*workload]
+		if !ok {
+			return usageError("--workload takes deployment or statefulset, not %q", *workload)
+		}
+		*manifest = seed
 	}
 	actions, err := manifestActions(*manifest)
 	if err != nil {
@@ -56,6 +65,25 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	return demoRunning(ctx, actions, *nodes, *endpoints, stdout)
+}
+
+// seedManifests are the demo's manifests, by --workload.
+var seedManifests = map[string]string{"deployment": "examples/my-app.yaml", "statefulset": "examples/my-statefulset.yaml"}
+
+// statefulSetAction is the model's apply-statefulset of s.
+func statefulSetAction(s *api.StatefulSet) (model.Action, error) {
+	cs := s.Spec.Template.Spec.Containers
+	if len(cs) == 0 {
+		return model.Action{}, fmt.Errorf("statefulset %s has no container", s.Name)
+	}
+	o := &model.StatefulSetOptions{Service: s.Spec.ServiceName, Parallel: s.Spec.PodManagementPolicy == "Parallel"}
+	for _, c := range s.Spec.VolumeClaimTemplates {
+		o.Claims = append(o.Claims, c.Name)
+	}
+	if p := s.Spec.PersistentVolumeClaimRetentionPolicy; p != nil {
+		o.DeleteOnScale, o.DeleteOnGone = p.WhenScaled == "Delete", p.WhenDeleted == "Delete"
+	}
+	return model.Action{Op: model.OpApplyStatefulSet, Key: model.Key(s.Namespace, s.Name), N: int(*s.Spec.Replicas), Image: cs[0].Image, StatefulSet: o}, nil
 }
 
 // manifestActions reads a manifest into the model's user actions.
@@ -81,13 +109,19 @@ func manifestActions(path string) ([]model.Action, error) {
 				return nil, usageError("%s: deployment %s has no container", path, x.Name)
 			}
 			out = append(out, model.Action{Op: model.OpApply, Key: model.RefTo(model.KindDeployment, model.Key(x.Namespace, x.Name)).Key(), N: int(*x.Spec.Replicas), Image: cs[0].Image})
+		case *api.StatefulSet:
+			a, err := statefulSetAction(x)
+			if err != nil {
+				return nil, usageError("%s: %v", path, err)
+			}
+			out = append(out, a)
 		case *api.Service:
 			if len(x.Spec.Ports) == 0 || x.Spec.Selector["app"] == "" {
 				return nil, usageError("%s: service %s needs a port and an app selector", path, x.Name)
 			}
 			out = append(out, model.Action{Op: model.OpApplyService, Key: model.RefTo(model.KindService, model.Key(x.Namespace, x.Name)).Key(), App: x.Spec.Selector["app"], N: int(x.Spec.Ports[0].Port)})
 		default:
-			return nil, usageError("%s: the demo applies Deployments and Services, not %s", path, api.TypeOf(o).Kind)
+			return nil, usageError("%s: the demo applies Deployments, StatefulSets and Services, not %s", path, api.TypeOf(o).Kind)
 		}
 	}
 	return out, nil
@@ -206,9 +240,13 @@ func demoModel(actions []model.Action, nodes int, stdout io.Writer) error {
 		{"kube-proxy: Services + Endpoints -> rules", "kube-proxy/*"},
 	}
 	for _, s := range stages {
-		fmt.Fprintf(stdout, "== %s\n", s.title)
+		titled := false // a stage with nothing to do (no Deployment in a StatefulSet's flow) prints nothing
 		for _, e := range st.Drain(s.pattern, 10000) {
 			if len(e.Result.Writes) > 0 {
+				if !titled {
+					fmt.Fprintf(stdout, "== %s\n", s.title)
+					titled = true
+				}
 				show(e.Action, e.Result)
 			}
 		}

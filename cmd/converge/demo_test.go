@@ -56,3 +56,30 @@ func TestDemoRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoStatefulSetStartsInOrder: --workload statefulset shows
+// OrderedReady's start on the real control plane and in the model: each
+// ordinal's claim and pod are made only once the ordinal before it runs,
+// and the claim comes no later than its pod.
+func TestDemoStatefulSetStartsInOrder(t *testing.T) {
+	t.Chdir(filepath.Join("..", "..")) // the seed manifests' paths are the repository's, as make demo runs them
+	for _, args := range [][]string{{"demo", "--workload", "statefulset", "--timeout", "60s"}, {"demo", "--model", "--workload", "statefulset"}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Fatalf("%v: exit %d: %s\n%s", args, code, errOut.String(), out.String())
+		}
+		s := out.String()
+		last := -1
+		for _, w := range []string{
+			"CREATE persistentvolumeclaims/default/data-web-0", "CREATE pods/default/web-0", "/default/web-0/0",
+			"CREATE persistentvolumeclaims/default/data-web-1", "CREATE pods/default/web-1", "/default/web-1/0",
+			"CREATE persistentvolumeclaims/default/data-web-2", "CREATE pods/default/web-2", "== converged",
+		} {
+			i := strings.Index(s, w)
+			if i < last {
+				t.Fatalf("%v: %q is out of OrderedReady's order in:\n%s", args, w, s)
+			}
+			last = i
+		}
+	}
+}
