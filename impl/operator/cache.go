@@ -83,6 +83,7 @@ func (c *steppedCache) informerFor(gvk schema.GroupVersionKind) (*steppedInforme
 			}
 		}
 	}
+	i.startRev = i.inner.LastRev()
 	if err := i.resync(false); err != nil {
 		return nil, err
 	}
@@ -278,6 +279,8 @@ type steppedInformer struct {
 	scheme *runtime.Scheme
 	inner  *controller.Informer
 	report func(error) // a delivered object the user's type cannot hold
+	// startRev is the revision of its first list (RestartInThePast).
+	startRev int64
 
 	mu       sync.Mutex
 	objs     map[string]client.Object
