@@ -75,11 +75,10 @@ func (s *OperatorScript) Reconcile(name string, f operator.Faults) {
 // as the end's quiesce does.
 func (s *OperatorScript) Settle() { s.r.quiesce() }
 
-// RestartInThePast restarts the operator against an apiserver that
-// serves its first lists where its predecessor's informers began
-// (Host.RestartInThePast).
+// RestartInThePast restarts the operator against an apiserver lagging
+// behind what it saw (Host.RestartInThePast).
 func (s *OperatorScript) RestartInThePast() {
-	s.r.record("fault", "timetravel", "operator", "the operator restarts against an apiserver lagging to where its predecessor began", nil)
+	s.r.record("fault", "timetravel", "operator", "the operator restarts against an apiserver lagging behind what it saw (time travel)", nil)
 	if err := s.r.host.RestartInThePast(); err != nil {
 		s.r.fail("%v", err)
 	}

@@ -40,13 +40,24 @@ func (r *sweepByName) Reconcile(ctx context.Context, req reconcile.Request) (rec
 }
 
 // byOwner is correct: its finalizer deletes the ConfigMap this Fleet (by
-// uid) controls, with that uid as a precondition.
-type byOwner struct{ client.Client }
+// uid) controls, with that uid as a precondition. With byName it has
+// examples/foreign/broker's BugDeleteByName: it deletes the ConfigMap of
+// that name, whoever controls it.
+type byOwner struct {
+	client.Client
+	byName bool
+}
 
 func (r *byOwner) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var f fleetv1.Fleet
 	if err := r.Get(ctx, req.NamespacedName, &f); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !f.DeletionTimestamp.IsZero() && r.byName {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.Name + "-config", Namespace: f.Namespace}}
+		if err := r.Delete(ctx, cm); client.IgnoreNotFound(err) != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	if !f.DeletionTimestamp.IsZero() {
 		var cm corev1.ConfigMap
@@ -168,5 +179,30 @@ func TestDestructiveHistoryPassesTheCollectorsDeletes(t *testing.T) {
 	})
 	if msg != "" {
 		t.Fatalf("the garbage collector's deletes failed:\n%s", msg)
+	}
+}
+
+// TestTimeTravelShowsThePreviousIncarnationBeingDeleted: after Fleet a is
+// deleted and made again, the operator restarts against an apiserver
+// lagging to the moment a's first incarnation began to be deleted. Its
+// finalizer, deleting by name, deletes the new incarnation's ConfigMap:
+// the incarnation oracle names it (it runs after every step, before the
+// destructive history at the end).
+func TestTimeTravelShowsThePreviousIncarnationBeingDeleted(t *testing.T) {
+	op := fleetConfigOperator(func(c client.Client) reconcile.Reconciler { return &byOwner{Client: c, byName: true} })
+	msg := properties.RunOperatorScript(t, op, func(s *properties.OperatorScript) {
+		s.Set("fleets", "a", map[string]any{"ships": 1})
+		s.Settle()
+		s.Delete("fleets", "a")
+		s.Settle()
+		s.Set("fleets", "a", map[string]any{"ships": 2})
+		s.Settle()
+		s.RestartInThePast()
+		s.Reconcile("a", operator.NoFaults)
+	})
+	first, _, _ := strings.Cut(msg, "\nsteps (")
+	t.Logf("caught: %s", first)
+	if !strings.Contains(first, "acted on a previous incarnation's children") || !strings.Contains(first, "being deleted") {
+		t.Fatalf("want the incarnation oracle naming the previous incarnation being deleted, got:\n%s", msg)
 	}
 }

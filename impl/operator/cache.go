@@ -279,8 +279,10 @@ type steppedInformer struct {
 	scheme *runtime.Scheme
 	inner  *controller.Informer
 	report func(error) // a delivered object the user's type cannot hold
-	// startRev is the revision of its first list (RestartInThePast).
-	startRev int64
+	// startRev is the revision of its first list, deletingRev that of the
+	// last event it delivered that began an object's deletion
+	// (RestartInThePast).
+	startRev, deletingRev int64
 
 	mu       sync.Mutex
 	objs     map[string]client.Object
@@ -340,6 +342,9 @@ func (i *steppedInformer) onEvent(ev controller.ListWatchEvent, _ *controller.Ca
 		delete(i.objs, key)
 	} else {
 		i.objs[key] = obj
+		if obj.GetDeletionTimestamp() != nil && (old == nil || old.GetDeletionTimestamp() == nil) {
+			i.deletingRev = ev.Rev
+		}
 	}
 	hs := slices.Clone(i.handlers)
 	i.mu.Unlock()
