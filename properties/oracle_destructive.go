@@ -59,7 +59,7 @@ func (r *operatorRun) destructiveHistory() {
 		if seen[k]++; seen[k] <= ref[k] {
 			continue
 		}
-		r.fail("destructive history: at step %d the operator (%s) deleted %s (uid %s), a child of %s %s of uid %s, alive and not being deleted, while its view held %s; the fault-free sequential run of the same inputs deletes it %d times, this run at least %d (Sieve's unexpected-deletion check: ownerReference uids name the owner's incarnation)%s",
+		r.fail("destructive history: at step %d the operator (reconcile %s) deleted %s (uid %s), a child of %s %s of uid %s, alive and not being deleted, while its view held %s; the fault-free sequential run of the same inputs deletes it %d times, this run at least %d (Sieve's unexpected-deletion check: ownerReference uids name the owner's incarnation)%s",
 			d.step, d.Item, k, d.UID, d.OwnerKind, model.Key(d.Namespace, d.OwnerName), d.OwnerUID, d.view(), ref[k], seen[k], r.madeAgain(d))
 	}
 }
