@@ -188,8 +188,8 @@ func (r *operatorRun) fault(rt *rapid.T) {
 			r.fail("%v", err)
 		}
 	case 1:
-		r.record("fault", "timetravel", "operator", joinNotes("the operator restarts against an apiserver lagging behind what it saw (time travel)", killed(r.host.Parked())), nil)
-		if err := r.host.RestartInThePast(); err != nil {
+		r.record("fault", "timetravel", "operator", joinNotes("the operator restarts against a lagging apiserver (time travel)", killed(r.host.Parked())), nil)
+		if err := r.host.RestartLagging(); err != nil {
 			r.fail("%v", err)
 		}
 	case 2:
