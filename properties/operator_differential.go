@@ -218,6 +218,7 @@ func (r *operatorRun) runReference(rt fataler, ops []historyInput, kinds []schem
 		ref.replayInput(in)
 	}
 	ref.quiesce()
+	r.shared.keepDeletes(referenceKey(ops, kinds)+r.worldKey(), ref.deleteCounts()) // oracle_destructive.go
 	return ref.state(kinds)
 }
 
@@ -226,6 +227,7 @@ func (r *operatorRun) runReference(rt fataler, ops []historyInput, kinds []schem
 type operatorShared struct {
 	mu   sync.Mutex
 	refs map[string]map[string]map[string]any
+	dels map[string]map[string]int // the reference runs' deletes, by their inputs (oracle_destructive.go)
 	crds func() ([]*api.CustomResourceDefinition, error)
 	// ended, if set, hears how each check ended (determinism).
 	ended func(events []traces.TraceEvent, drawn int, failed bool)

@@ -52,9 +52,11 @@ func (r *operatorRun) end() {
 	if standing := r.standing(); len(standing) > 0 {
 		r.fixedPoint(standing)
 		r.differential()
+		r.destructiveHistory()
 		return
 	}
 	r.differential()
+	r.destructiveHistory()
 	r.fixedPoint(nil)
 }
 

@@ -79,6 +79,8 @@ type operatorRun struct {
 	hist history
 	// lost is the other writer's fields the lost-updates oracle keeps.
 	lost lostUpdates
+	// deletes is the operator's deletes, by step (oracle_destructive.go).
+	deletes []stepDelete
 }
 
 // fataler is where a run's failures go: rapid's T for a check, or, for a
@@ -303,6 +305,7 @@ func (r *operatorRun) check(snap *model.Snapshot, writes []model.Write) {
 		if errs := r.host.Errors(); len(errs) > 0 {
 			r.fail("operator harness: %v", errs)
 		}
+		r.noteDeletes()
 	}
 	if errs := r.s.Errors(); len(errs) > 0 {
 		r.fail("control plane: %v", errs)

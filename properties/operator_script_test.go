@@ -75,6 +75,16 @@ func (s *OperatorScript) Reconcile(name string, f operator.Faults) {
 // as the end's quiesce does.
 func (s *OperatorScript) Settle() { s.r.quiesce() }
 
+// RestartInThePast restarts the operator against an apiserver lagging
+// behind what it saw (Host.RestartInThePast).
+func (s *OperatorScript) RestartInThePast() {
+	s.r.record("fault", "timetravel", "operator", "the operator restarts against an apiserver lagging behind what it saw (time travel)", nil)
+	if err := s.r.host.RestartInThePast(); err != nil {
+		s.r.fail("%v", err)
+	}
+	s.r.sync()
+}
+
 // Other is another field manager's change of one kind ("label",
 // "annotation", "restart", "sidecar", "scale") on the live object.
 func (s *OperatorScript) Other(apiVersion, kind, name, change string) {

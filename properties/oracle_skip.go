@@ -15,10 +15,11 @@ const (
 	oracleConfigReachesPods  = "config-reaches-pods"
 	oracleObservedGeneration = "observed-generation"
 	oracleLostUpdates        = "lost-updates"
+	oracleDestructive        = "destructive-history"
 )
 
 // SkippableOracles are the names Operator.Skip accepts.
-var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration, oracleLostUpdates}
+var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration, oracleLostUpdates, oracleDestructive}
 
 // hostOracles are the skippable oracles the operator's host runs, by the
 // name its failures carry.

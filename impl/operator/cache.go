@@ -83,6 +83,7 @@ func (c *steppedCache) informerFor(gvk schema.GroupVersionKind) (*steppedInforme
 			}
 		}
 	}
+	i.startRev = i.inner.LastRev()
 	if err := i.resync(false); err != nil {
 		return nil, err
 	}
@@ -278,6 +279,10 @@ type steppedInformer struct {
 	scheme *runtime.Scheme
 	inner  *controller.Informer
 	report func(error) // a delivered object the user's type cannot hold
+	// startRev is the revision of its first list, deletingRev that of the
+	// last event it delivered that began an object's deletion
+	// (RestartInThePast).
+	startRev, deletingRev int64
 
 	mu       sync.Mutex
 	objs     map[string]client.Object
@@ -337,6 +342,9 @@ func (i *steppedInformer) onEvent(ev controller.ListWatchEvent, _ *controller.Ca
 		delete(i.objs, key)
 	} else {
 		i.objs[key] = obj
+		if obj.GetDeletionTimestamp() != nil && (old == nil || old.GetDeletionTimestamp() == nil) {
+			i.deletingRev = ev.Rev
+		}
 	}
 	hs := slices.Clone(i.handlers)
 	i.mu.Unlock()

@@ -163,6 +163,7 @@ type Host struct {
 	synced    int64                            // the store revision every informer had caught up with
 	syncedSet int                              // how many informers there were then
 	churn     churn
+	deleted   []Deleted // the operator's deletes since the harness last asked (Deletes)
 	hooks     *webhooks // the current life's webhook server
 	run       *instance
 }

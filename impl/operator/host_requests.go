@@ -132,6 +132,7 @@ func (h *Host) checkWrite(p *pass, req *http.Request, w written) {
 	if err := h.staleIncarnation(p, req, w); err != nil {
 		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: "incarnation", Err: err})
 	}
+	h.noteDeleted(p, req, w)
 	if err := p.cleanupOrder(req, w); err != nil {
 		h.failures = append(h.failures, Failure{Item: p.Item, Oracle: "cleanup order", Err: err})
 	}

@@ -3,7 +3,6 @@ package operator
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,23 +54,9 @@ func (h *Host) staleIncarnation(p *pass, req *http.Request, w written) error {
 }
 
 // liveUID is the uid of the object as the apiserver serves it now ("" if
-// none), read past the operator's client: the harness's own look.
+// none).
 func (h *Host) liveUID(inf *steppedInformer, namespace, name string) string {
-	gvk := inf.gvk
-	path := "/apis/" + gvk.Group + "/" + gvk.Version
-	if gvk.Group == "" {
-		path = "/api/" + gvk.Version
-	}
-	if namespace != "" {
-		path += "/namespaces/" + namespace
-	}
-	path += "/" + inf.inner.Resource() + "/" + name
-	rec := httptest.NewRecorder()
-	h.cfg.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-	if rec.Code != http.StatusOK {
-		return ""
-	}
-	return answer(rec.Body.Bytes()).Metadata.UID
+	return h.liveMeta(inf, namespace, name).Metadata.UID
 }
 
 // informerOf is the informer of kind gk, if the operator watches it.
