@@ -39,7 +39,7 @@ func CheckControllerTB(tb rapid.TB, t testing.TB, spec cluster.ControllerSpec, o
 			rt.Fatal(err)
 		}
 		defer s.Close()
-		if !o.WorldFaults {
+		if o.NoWorldFaults {
 			s.DisableWorldFaults()
 		}
 		Impl(rt, s, o)

@@ -10,7 +10,7 @@ import "pgregory.net/rapid"
 // rather than from its Deployment's status is seen doing it. It reports
 // whether it drew one.
 func (r *operatorRun) worldFault(rt *rapid.T) bool {
-	if !r.op.WorldFaults {
+	if r.op.NoWorldFaults {
 		return false
 	}
 	faults := r.s.EnabledWorldFaults()

@@ -12,10 +12,10 @@ import (
 
 // ImplOptions are the extra checks of a user's controller.
 type ImplOptions struct {
-	// WorldFaults adds the world's faults (images that do not pull, OOM
-	// kills, failing readiness probes) to Faults; off by default, as in
-	// Operator.WorldFaults.
-	WorldFaults bool
+	// NoWorldFaults leaves the world's faults (images that do not pull,
+	// OOM kills, failing readiness probes) out of Faults, which draws
+	// them by default, as Operator.NoWorldFaults does.
+	NoWorldFaults bool
 	// Faults draws faults too. The zero value draws none: set it for the
 	// run with faults (stale views, relists, crashes, container crashes,
 	// node down and up), as the README's example does.

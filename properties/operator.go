@@ -47,12 +47,16 @@ type Operator struct {
 	// restarts against a lagging apiserver, dropped watches, transient
 	// API errors, and the control plane's own faults.
 	NoFaults bool
-	// WorldFaults turns on the faults of the managed application's world:
-	// images that do not pull, containers killed for memory, readiness
-	// probes that fail and pass again (model/world.go). Off by default:
-	// the differential oracle does not yet tell a rollout stuck on a bad
-	// image or a flapping probe from a bug, and false-alarms on it.
-	WorldFaults bool
+	// NoWorldFaults turns off the faults of the managed application's
+	// world, which are on by default: images that do not pull
+	// (ErrImagePull, then ImagePullBackOff), containers killed for memory
+	// or crashing (OOMKilled, CrashLoopBackOff), readiness probes that fail
+	// and pass again (ContainersNotReady); model/world.go. The
+	// differential's reference run sees the same world (an image that
+	// fails here fails there), so an honest operator passes with them.
+	// Turn them off for an operator whose children run no pods the
+	// kubelet reports on, or to bisect a failure.
+	NoWorldFaults bool
 	// Invariant, if set, is checked after every step, on the objects as
 	// stored.
 	Invariant func(ctx context.Context, c client.Reader) error

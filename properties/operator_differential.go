@@ -31,7 +31,7 @@ func (r *operatorRun) differential() {
 	r.rt.Helper()
 	ops := r.hist.replay()
 	kinds := r.host.Kinds()
-	got, want := withoutStuckStatus(r.state(kinds), r.referenceState(ops, kinds), r.s.FailingImages())
+	got, want := withoutStuckStatus(r.state(kinds), r.referenceState(ops, kinds), r.s.FailingImages(), r.stuckStatefulSets()...) // operator_stuck.go
 	got, want = r.withoutDefaulted(got), r.withoutDefaulted(want)
 	got, want = r.withoutRefused(got), r.withoutRefused(want) // operator_refused.go
 	if stateDiff(got, want) == "" {
@@ -47,7 +47,7 @@ func (r *operatorRun) differential() {
 		again = r.runReference(r.rt, ops, kinds)
 		r.shared.keepReference(key, again)
 	}
-	_, again = withoutStuckStatus(nil, again, r.s.FailingImages())
+	_, again = withoutStuckStatus(nil, again, r.s.FailingImages(), r.stuckStatefulSets()...)
 	again = r.withoutRefused(r.withoutDefaulted(again))
 	got, want = withoutVarying(got, want, again)
 	if diff := stateDiff(got, want); diff != "" {

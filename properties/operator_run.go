@@ -168,7 +168,7 @@ func newOperatorRun(rt fataler, t testing.TB, op Operator, shared *operatorShare
 		rt.Fatalf("properties: start the operator: %v", err)
 	}
 	reg.SetAdmission(r.host.Admission())
-	if !op.WorldFaults {
+	if op.NoWorldFaults {
 		s.DisableWorldFaults()
 	}
 	ready = true

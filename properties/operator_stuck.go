@@ -18,8 +18,21 @@ import (
 // does the same: stuckRollouts). The teeth tests are
 // TestWithoutStuckStatusKeepsTheSpec and, on an operator,
 // TestStuckRolloutKeepsItsSpecCompared.
-func withoutStuckStatus(got, want map[string]map[string]any, failing []string) (map[string]map[string]any, map[string]map[string]any) {
+//
+// also are state keys stuck whatever their template names now
+// (stuckStatefulSets).
+func withoutStuckStatus(got, want map[string]map[string]any, failing []string, also ...string) (map[string]map[string]any, map[string]map[string]any) {
 	stuck := map[string]bool{}
+	for _, key := range also {
+		for _, m := range []map[string]map[string]any{got, want} {
+			if obj, ok := m[key]; ok {
+				stuck[key] = true
+				if owner, ok := controllerKey(key, obj); ok {
+					stuck[owner] = true
+				}
+			}
+		}
+	}
 	for _, m := range []map[string]map[string]any{got, want} {
 		for key, obj := range m {
 			if !strings.HasPrefix(key, "Deployment ") || !namesStuckImage(obj, failing) {
@@ -84,4 +97,39 @@ func controllerKey(key string, obj map[string]any) (string, bool) {
 		return kind + " " + model.Key(ns, name), true
 	}
 	return "", false
+}
+
+// stuckStatefulSets are the state keys of the StatefulSets whose template
+// named, at some step of this run, an image that fails to pull in this
+// world. A StatefulSet's rolling update (OrderedReady, upstream's too)
+// never replaces a pod that is not Running and Ready: one made from the
+// failing template waits in ImagePullBackOff even once the template names
+// a good image again (kubernetes/kubernetes#67250, "forced rollback").
+// Whether a pod was made before the template moved on is timing, which a
+// sequential reference does not replay, so their status, and their
+// owner's, is history. Their specs are compared; the reference settles
+// the inputs this run's operator acted on, so it names what this run
+// named. The teeth test is TestStuckStatefulSetKeepsItsSpecCompared.
+func (r *operatorRun) stuckStatefulSets() []string {
+	failing := r.s.FailingImages()
+	if len(failing) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, snap := range r.states {
+		if snap == nil {
+			continue
+		}
+		for _, o := range snap.List(model.KindStatefulSet) {
+			set := o.(*model.StatefulSet)
+			key := "StatefulSet " + model.KeyOf(set)
+			if !seen[key] && slices.Contains(failing, set.Image) {
+				seen[key] = true
+				out = append(out, key)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

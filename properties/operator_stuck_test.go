@@ -34,3 +34,33 @@ func TestWithoutStuckStatusKeepsTheSpec(t *testing.T) {
 		t.Fatal("a rollout stuck on a failing image has its status compared")
 	}
 }
+
+// TestStuckStatefulSetKeepsItsSpecCompared: a StatefulSet that once named
+// a failing image (stuckStatefulSets), and the Memcache that controls it,
+// are compared without their status, never without their spec; another
+// StatefulSet of the same state keeps its status compared.
+func TestStuckStatefulSetKeepsItsSpecCompared(t *testing.T) {
+	set := func(owner, image string, ready int) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"ownerReferences": []any{map[string]any{"kind": "Memcache", "name": owner, "controller": true}}},
+			"spec":     map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"image": image}}}}},
+			"status":   map[string]any{"readyReplicas": ready},
+		}
+	}
+	state := func(image string, ready, otherReady int) map[string]map[string]any {
+		return map[string]map[string]any{
+			"StatefulSet default/b": set("b", image, ready), "Memcache default/b": {"status": map[string]any{"readyReplicas": ready}},
+			"StatefulSet default/c": set("c", "memcached:1.5", otherReady),
+		}
+	}
+	stuck := "StatefulSet default/b"
+	if got, want := withoutStuckStatus(state("memcached:1.5", 1, 1), state("memcached:1.5", 0, 1), nil, stuck); stateDiff(got, want) != "" {
+		t.Fatalf("a StatefulSet stuck on a pod of a failing image has its status compared:\n%s", stateDiff(got, want))
+	}
+	if got, want := withoutStuckStatus(state("memcached:1.5", 1, 1), state("memcached:1.6", 1, 1), nil, stuck); stateDiff(got, want) == "" {
+		t.Fatal("a stuck StatefulSet's spec is not compared")
+	}
+	if got, want := withoutStuckStatus(state("memcached:1.5", 1, 1), state("memcached:1.5", 1, 0), nil, stuck); stateDiff(got, want) == "" {
+		t.Fatal("another StatefulSet's status is not compared")
+	}
+}

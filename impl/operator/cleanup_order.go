@@ -19,7 +19,8 @@ type passChecks struct {
 	// settled: the reconcile returned success and asked for no immediate
 	// requeue (a RequeueAfter is a later look, not unfinished work).
 	settled bool
-	// conflicted: one of its writes lost to a newer version (409): it
+	// conflicted: one of its writes, other than its own status
+	// (ownStatus), lost to a newer version (409): it
 	// acted on a stale view, so whatever it returned, it did not settle
 	// what its view asked.
 	conflicted bool

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,7 +86,7 @@ func (h *Host) dead(p *pass) bool {
 // looks for churn.
 func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
 	p := h.passOf(req)
-	if p != nil && req.Method != http.MethodGet && resp != nil && resp.StatusCode == http.StatusConflict {
+	if p != nil && req.Method != http.MethodGet && resp != nil && resp.StatusCode == http.StatusConflict && !ownStatus(p, req) {
 		h.mu.Lock()
 		p.checks.conflicted = true
 		h.mu.Unlock()
@@ -171,4 +172,28 @@ func (h *Host) refusedWrite(p *pass, body []byte) {
 	if p.refused == "" {
 		p.refused = err.Error()
 	}
+}
+
+// ownStatus says whether req writes the status of the object p
+// reconciles (a /status path of the request's namespace and name). Its
+// conflict does not unsettle the reconcile: the children it wrote went
+// through as its view asked, and only its report lost to a newer version
+// of the object, which the reconcile that version queues writes again. A
+// reconcile that makes a paused resource's children, then loses its
+// status write to the user's pause, made what the reference run must make
+// too (the differential's history, properties/oracle_history.go).
+func ownStatus(p *pass, req *http.Request) bool {
+	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	n := len(segs)
+	if n < 3 || segs[n-1] != "status" || segs[n-2] != p.Request.Name {
+		return false
+	}
+	ns := ""
+	for i := 0; i+1 < n; i++ {
+		if segs[i] == "namespaces" {
+			ns = segs[i+1]
+			break
+		}
+	}
+	return ns == p.Request.Namespace
 }

@@ -37,7 +37,7 @@ func freeFormOp() properties.Operator {
 		Scheme: s,
 		Setup: func(mgr ctrl.Manager) error {
 			return (&broker.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-				Recorder: mgr.GetEventRecorderFor("broker-controller")}).SetupWithManager(mgr)
+				Recorder: mgr.GetEventRecorderFor("broker-controller"), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr)
 		},
 	}
 }

@@ -34,6 +34,9 @@ type Reconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
 	Recorder record.EventRecorder
+	// APIReader reads past the cache (mgr.GetAPIReader()): deregister
+	// decides from it that the entry is gone. Nil reads the cache.
+	APIReader client.Reader
 }
 
 // errRetry is a write that lost a race (a conflict, or a create of what

@@ -10,20 +10,12 @@ import (
 // The correct reconciler passes at the README's defaults (every field
 // drawn from the schema, the image too: one the kubelet cannot parse
 // waits in InvalidImageName, one the apiserver refuses is reported in
-// the status), and with the world's faults on (fewer checks: a check
-// takes longer).
+// the status; the world's faults on), and with the world's faults off.
 func TestBrokerFreeForm(t *testing.T) { probetest.Check(t, freeFormOp()) }
 
-func TestBrokerWorldFaults(t *testing.T) {
+func TestBrokerNoWorldFaults(t *testing.T) {
 	o := op()
-	o.WorldFaults = true
-	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "30"})()
-	probetest.Check(t, o)
-}
-
-func TestBrokerFreeFormWorldFaults(t *testing.T) {
-	o := freeFormOp()
-	o.WorldFaults = true
+	o.NoWorldFaults = true
 	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "30"})()
 	probetest.Check(t, o)
 }

@@ -30,7 +30,7 @@ var (
 	seedList  = flag.String("catalogue.seeds", "1,2,3", "seeds, comma-separated")
 	correctT  = flag.Duration("catalogue.correctbudget", 0, "search time per seed for the correct reconciler (0: the checks alone bound it)")
 	onlyBugs  = flag.String("catalogue.bugs", "", "regexp of the bugs to measure (default all)")
-	world     = flag.Bool("catalogue.worldfaults", false, "turn on the world's faults (Operator.WorldFaults) for every run")
+	noWorld   = flag.Bool("catalogue.noworldfaults", false, "turn off the world's faults (Operator.NoWorldFaults) for every run")
 )
 
 // catalogue is the seeded bugs, with the public bug each is modelled on
@@ -200,7 +200,7 @@ func TestMeasure(t *testing.T) {
 			}
 			for _, seed := range seeds {
 				checked := op()
-				checked.WorldFaults = *world
+				checked.NoWorldFaults = *noWorld
 				o := search(t, checked, seed, budget)
 				t.Logf("seed %s: caught=%v after %d checks, found in %v, %d drawn actions, %v in all: %s",
 					seed, o.caught, o.checks, o.found.Round(time.Millisecond), o.drawn, o.total.Round(time.Millisecond), o.first)
@@ -218,7 +218,7 @@ func TestMeasure(t *testing.T) {
 	run("correct reconciler", "false-alarm check", op, *correctT, nil)
 
 	var out strings.Builder
-	fmt.Fprintf(&out, "\nseeds %s; per bug and seed: %v or %d checks, shrink %v; world faults %v\n\n", *seedList, *budget, *maxChecks, *shrink, *world)
+	fmt.Fprintf(&out, "\nseeds %s; per bug and seed: %v or %d checks, shrink %v; world faults %v\n\n", *seedList, *budget, *maxChecks, *shrink, !*noWorld)
 	out.WriteString("| bug | public source | caught seeds (of " + strconv.Itoa(len(seeds)) + ") | median time to find | median shrunk drawn actions | first line of the failure |\n|---|---|---|---|---|---|\n")
 	bugs, twice := 0, 0
 	for _, r := range rows {

@@ -61,9 +61,16 @@ func (r *Reconciler) register(ctx context.Context, b *mqv1.Broker) error {
 
 // deregister removes the Broker's entry; the last entry takes the registry
 // with it, by a delete conditioned on the version read.
+// It reads the registry past the cache: a cached copy that does not yet
+// show the entry (the write that added it not yet delivered) would let the
+// finalizer go and leave the entry behind for good (Sieve stale state).
 func (r *Reconciler) deregister(ctx context.Context, b *mqv1.Broker) error {
 	var reg corev1.ConfigMap
-	err := r.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: RegistryName}, &reg)
+	var reader client.Reader = r.Client
+	if r.APIReader != nil {
+		reader = r.APIReader
+	}
+	err := reader.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: RegistryName}, &reg)
 	if err != nil {
 		return client.IgnoreNotFound(err)
 	}

@@ -63,8 +63,11 @@ func (r *Reconciler) updateStatus(ctx context.Context, b *mqv1.Broker, invalid s
 	return r.Status().Update(ctx, b)
 }
 
-// available: the Deployment has seen its latest spec and every replica
-// runs that spec and is ready.
+// available: the Deployment has seen its latest spec, wants the Broker's
+// replicas, and every replica runs that spec and is ready. A paused
+// Broker's Deployment keeps its own replica count: matching the status
+// against the Broker's alone would call a Deployment whose pods are not
+// made yet available (a paused Broker scaled to 0).
 func available(dep *appsv1.Deployment, want int32) bool {
 	s := dep.Status
 	// BugAvailableIgnoresRollout: ready pods are enough (kstatus needs
@@ -72,6 +75,6 @@ func available(dep *appsv1.Deployment, want int32) bool {
 	if BugAvailableIgnoresRollout {
 		return s.ReadyReplicas >= want
 	}
-	return s.ObservedGeneration >= dep.Generation && s.UpdatedReplicas == want &&
-		s.Replicas == want && s.ReadyReplicas == want
+	return s.ObservedGeneration >= dep.Generation && dep.Spec.Replicas != nil && *dep.Spec.Replicas == want &&
+		s.UpdatedReplicas == want && s.Replicas == want && s.ReadyReplicas == want && s.AvailableReplicas == want
 }
