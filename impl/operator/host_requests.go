@@ -86,9 +86,11 @@ func (h *Host) dead(p *pass) bool {
 // looks for churn.
 func (h *Host) after(req *http.Request, resp *http.Response, body []byte, lastWrite int64) {
 	p := h.passOf(req)
-	if p != nil && req.Method != http.MethodGet && resp != nil && resp.StatusCode == http.StatusConflict && !ownStatus(p, req) {
+	if p != nil && req.Method != http.MethodGet && resp != nil && resp.StatusCode == http.StatusConflict {
 		h.mu.Lock()
-		p.checks.conflicted = true
+		if !ownStatus(p, req) {
+			p.checks.conflicted = true
+		}
 		h.mu.Unlock()
 	}
 	if p != nil && isWrite(req) && resp != nil && resp.StatusCode == http.StatusUnprocessableEntity {
@@ -175,7 +177,9 @@ func (h *Host) refusedWrite(p *pass, body []byte) {
 }
 
 // ownStatus says whether req writes the status of the object p
-// reconciles (a /status path of the request's namespace and name). Its
+// reconciles (a /status path of its primary kind's resource, with the
+// request's namespace and name; never when the primary is unknown, nor
+// for a child of the same name). Called with h.mu held. Its
 // conflict does not unsettle the reconcile: the children it wrote went
 // through as its view asked, and only its report lost to a newer version
 // of the object, which the reconcile that version queues writes again. A
@@ -185,7 +189,7 @@ func (h *Host) refusedWrite(p *pass, body []byte) {
 func ownStatus(p *pass, req *http.Request) bool {
 	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
 	n := len(segs)
-	if n < 3 || segs[n-1] != "status" || segs[n-2] != p.Request.Name {
+	if n < 3 || segs[n-1] != "status" || segs[n-2] != p.Request.Name || p.checks.gen.resource == "" || segs[n-3] != p.checks.gen.resource {
 		return false
 	}
 	ns := ""
