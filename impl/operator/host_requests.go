@@ -177,7 +177,7 @@ func (h *Host) refusedWrite(p *pass, body []byte) {
 }
 
 // ownStatus says whether req writes the status of the object p
-// reconciles (a /status path of its primary kind's resource, with the
+// reconciles (a /status path of its primary kind's group and resource, with the
 // request's namespace and name; never when the primary is unknown, nor
 // for a child of the same name). Called with h.mu held. Its
 // conflict does not unsettle the reconcile: the children it wrote went
@@ -191,6 +191,13 @@ func ownStatus(p *pass, req *http.Request) bool {
 	n := len(segs)
 	if n < 3 || segs[n-1] != "status" || segs[n-2] != p.Request.Name || p.checks.gen.resource == "" || segs[n-3] != p.checks.gen.resource {
 		return false
+	}
+	group := "" // /api/v1/...: the core group
+	if segs[0] == "apis" && n > 1 {
+		group = segs[1]
+	}
+	if group != p.checks.gen.kind.Group {
+		return false // a same-named resource of another group
 	}
 	ns := ""
 	for i := 0; i+1 < n; i++ {

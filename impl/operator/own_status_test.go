@@ -14,6 +14,7 @@ import (
 func TestOwnStatusIsTheReconciledObjectsAlone(t *testing.T) {
 	p := &pass{Item: Item{Request: reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "b"}}}}
 	p.checks.gen.resource = "brokers"
+	p.checks.gen.kind.Group = "mq.probe.example.com"
 	for path, want := range map[string]bool{
 		"/apis/mq.probe.example.com/v1/namespaces/default/brokers/b/status": true,
 		"/apis/mq.probe.example.com/v1/namespaces/default/brokers/b":        false,
@@ -21,6 +22,7 @@ func TestOwnStatusIsTheReconciledObjectsAlone(t *testing.T) {
 		"/apis/mq.probe.example.com/v1/namespaces/other/brokers/b/status":   false,
 		"/apis/apps/v1/namespaces/default/deployments/b":                    false,
 		"/apis/apps/v1/namespaces/default/deployments/b/status":             false, // a child of the same name
+		"/apis/other.example.com/v1/namespaces/default/brokers/b/status":    false, // the same plural in another group
 		"/api/v1/namespaces/default/configmaps/broker-registry":             false,
 	} {
 		if got := ownStatus(p, httptest.NewRequest("PUT", path, nil)); got != want {
