@@ -54,6 +54,9 @@ const (
 	OpReadinessPasses // it passes again
 	// User actions added later still (statefulset_action.go).
 	OpApplyStatefulSet // create or update a StatefulSet
+	// World faults added later (world_cpu.go).
+	OpNodeCPUFull  // another tenant's workload takes a node's spare CPU
+	OpNodeCPUFrees // it gives it back
 )
 
 var opNames = map[Op]string{
@@ -68,6 +71,7 @@ var opNames = map[Op]string{
 	OpImageFails:      "image-fails", OpImagePulls: "image-pulls", OpContainerOOM: "container-oom",
 	OpReadinessFails: "readiness-fails", OpReadinessPasses: "readiness-passes",
 	OpApplyStatefulSet: "apply-statefulset",
+	OpNodeCPUFull:      "node-cpu-full", OpNodeCPUFrees: "node-cpu-frees",
 }
 
 func (o Op) String() string { return opNames[o] }
@@ -80,9 +84,11 @@ func (o Op) IsStep() bool  { return o >= OpDeliver && o <= OpHeartbeat }
 func (o Op) IsFault() bool { return (o >= OpHold && o <= OpTimeTravel) || o.IsWorld() }
 
 // IsWorld tells a world fault: one of the managed application's world
-// (its images, its containers' memory and readiness), not of the control
-// plane.
-func (o Op) IsWorld() bool { return o >= OpImageFails && o <= OpReadinessPasses }
+// (its images, its containers' memory and readiness, its nodes' CPU), not
+// of the control plane.
+func (o Op) IsWorld() bool {
+	return (o >= OpImageFails && o <= OpReadinessPasses) || o == OpNodeCPUFull || o == OpNodeCPUFrees
+}
 
 // Action is one step of an interleaving. Unused fields are zero.
 type Action struct {
@@ -188,7 +194,7 @@ func (a Action) String() string {
 	case OpDeliver:
 		arg(a.Who)
 		arg(a.Kind.Resource())
-	case OpAddNode, OpRemoveNode, OpHeartbeat, OpNodeDown, OpNodeUp,
+	case OpAddNode, OpRemoveNode, OpHeartbeat, OpNodeDown, OpNodeUp, OpNodeCPUFull, OpNodeCPUFrees,
 		OpRelist, OpHold, OpRelease, OpDropWatch, OpCrash, OpTimeTravel:
 		arg(a.Who)
 	case OpReconcile:

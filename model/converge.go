@@ -25,8 +25,9 @@ func (st *State) Recovery() []Action {
 			out = append(out, a)
 		}
 	}
-	// Failing probes pass again; failing images stay failing (world.go).
-	return append(out, ProbeRecovery(st.Containers(""))...)
+	// Failing probes pass again and full nodes free (world_cpu.go);
+	// failing images stay failing (world.go).
+	return append(append(out, ProbeRecovery(st.Containers(""))...), CPURecovery(st.CPUFullNodes())...)
 }
 
 // NextQuiesceStep picks the next step of a fair schedule that delivers

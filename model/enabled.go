@@ -24,7 +24,7 @@ func (st *State) enabled(a Action) bool {
 	case OpNodeDown, OpNodeUp:
 		c := st.comps[KubeletName(a.Who)]
 		return c != nil && c.down == (a.Op == OpNodeUp)
-	case OpImageFails, OpImagePulls, OpContainerOOM, OpReadinessFails, OpReadinessPasses:
+	case OpImageFails, OpImagePulls, OpContainerOOM, OpReadinessFails, OpReadinessPasses, OpNodeCPUFull, OpNodeCPUFrees:
 		return st.enabledWorld(a)
 	}
 	c := st.comps[a.Who]
@@ -114,9 +114,11 @@ func (st *State) EnabledFaults() []Action {
 
 // EnabledWorldFaults lists the world faults that can happen now
 // (world.go), in a stable order. EnabledFaults lists them last, so that
-// the faults drawn before they were added keep their indices.
+// the faults drawn before they were added keep their indices, and the
+// nodes' CPU (world_cpu.go) last of them for the same reason.
 func (st *State) EnabledWorldFaults() []Action {
-	return WorldFaults(ImagesInUse(st.Objects), st.FailingImages(), st.Containers(""))
+	return append(WorldFaults(ImagesInUse(st.Objects), st.FailingImages(), st.Containers("")),
+		CPUFaults(st.Objects(KindNode), st.Objects(KindPod), st.CPUFullNodes())...)
 }
 
 // enabledDeliveries lists a component's relist or its informers' pending

@@ -139,6 +139,9 @@ func (c *LineCache) Lines(s *Snapshot) []string {
 	for _, img := range s.FailingImages {
 		out = append(out, "images/"+img+" pulls fail")
 	}
+	for _, n := range s.CPUFullNodes {
+		out = append(out, "cpu/"+n+" full (another tenant's)")
+	}
 	return append(out, "clock="+strconv.FormatInt(s.Now, 10))
 }
 

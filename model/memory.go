@@ -434,6 +434,10 @@ type Host interface {
 	// ImagePullFails tells whether a pull of the image fails now (a world
 	// fault, model/world.go): the kubelet's pull attempt, answered.
 	ImagePullFails(image string) bool
+	// CPUFullNodes lists, sorted, the nodes whose spare CPU another
+	// tenant holds (a world fault, model/world_cpu.go): what the
+	// scheduler's fit filter counts beyond the pods it sees.
+	CPUFullNodes() []string
 }
 
 // Writer makes a component's writes in order. Store writes return the

@@ -76,7 +76,8 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 		return
 	}
 	// p is unbound, so the memory's sums leave it out, as usage would.
-	node := pickNode(p, c.sorted(KindNode), c.sortedUse())
+	nodes := c.sorted(KindNode)
+	node := pickNode(p, nodes, withTenant(nodes, c.sortedUse(), h.CPUFullNodes()))
 	if node == "" {
 		return // unschedulable until a node event
 	}
@@ -84,10 +85,10 @@ func reconcileScheduling(c *Memory, h Host, t Writer, key string) {
 }
 
 // PickNode runs the filter and score phases over nodes, counting the
-// resources of the given pods bound to each node. It returns "" when no node
-// fits.
-func PickNode(p *Pod, nodes, pods []Obj) string {
-	used := usage(p, pods)
+// resources of the given pods bound to each node, and the whole CPU of the
+// cpuFull ones (world_cpu.go). It returns "" when no node fits.
+func PickNode(p *Pod, nodes, pods []Obj, cpuFull ...string) string {
+	used := tenantUsage(nodes, usage(p, pods), cpuFull)
 	aligned := make([]use, len(nodes))
 	for i, o := range nodes {
 		aligned[i] = used[o.(*Node).Name]
@@ -189,11 +190,12 @@ func misfits(p *Pod, n *Node, u use) []string {
 // upstream's FailedScheduling event does: "0/3 nodes are available: 1 node(s)
 // were not ready, 2 Insufficient cpu." It is "" when some node fits, and
 // upstream's "no nodes available to schedule pods" when there are none.
-func WhyUnschedulable(p *Pod, nodes, pods []Obj) string {
+// The cpuFull nodes' CPU is all taken (world_cpu.go).
+func WhyUnschedulable(p *Pod, nodes, pods []Obj, cpuFull ...string) string {
 	if len(nodes) == 0 {
 		return "no nodes available to schedule pods"
 	}
-	used := usage(p, pods)
+	used := tenantUsage(nodes, usage(p, pods), cpuFull)
 	counts := map[string]int{}
 	for _, o := range nodes {
 		n := o.(*Node)

@@ -20,12 +20,15 @@ type Snapshot struct {
 	Rules      map[string]map[string]Rule // node -> Service -> rule
 	// FailingImages are the images whose pulls fail (world.go), sorted.
 	FailingImages []string
+	// CPUFullNodes are the nodes whose spare CPU another tenant holds
+	// (world_cpu.go), sorted.
+	CPUFullNodes []string
 }
 
 // Snapshot captures the observable state. It shares the (immutable) objects.
 func (st *State) Snapshot() *Snapshot {
 	s := &Snapshot{Now: st.now, Objects: make(map[Ref]Obj, len(st.store.objs)), Containers: st.Containers(""), Rules: map[string]map[string]Rule{},
-		FailingImages: st.FailingImages()}
+		FailingImages: st.FailingImages(), CPUFullNodes: st.CPUFullNodes()}
 	for r, o := range st.store.objs {
 		s.Objects[r] = o
 	}

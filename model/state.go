@@ -29,6 +29,7 @@ type State struct {
 	runtime   map[string]*nodeRuntime
 	nodeIndex map[string]int
 	failing   map[string]bool // images whose pulls fail (world.go)
+	cpuFull   map[string]bool // nodes whose spare CPU another tenant holds (world_cpu.go)
 	lastRetry string          // whose failed key the last reconcile retried (RetryOrder)
 	// undelivered: no component before names[undelivered] has a delivery
 	// enabled. NextQuiesceStep starts its search there: with a thousand
@@ -46,7 +47,7 @@ var ControlPlane = []string{DeploymentController, ReplicaSetController, Schedule
 // New returns an empty cluster with the control-plane components running
 // and no nodes.
 func New(cfg Config) *State {
-	st := &State{cfg: cfg, store: newStore(), comps: map[string]*component{}, runtime: map[string]*nodeRuntime{}, nodeIndex: map[string]int{}, failing: map[string]bool{}}
+	st := &State{cfg: cfg, store: newStore(), comps: map[string]*component{}, runtime: map[string]*nodeRuntime{}, nodeIndex: map[string]int{}, failing: map[string]bool{}, cpuFull: map[string]bool{}}
 	for _, n := range ControlPlane {
 		st.addComponent(n)
 	}
@@ -87,6 +88,7 @@ func (st *State) Clone() *State {
 		c.runtime[k] = v.clone()
 	}
 	c.failing = maps.Clone(st.failing)
+	c.cpuFull = maps.Clone(st.cpuFull)
 	c.nodeIndex = make(map[string]int, len(st.nodeIndex))
 	for k, v := range st.nodeIndex {
 		c.nodeIndex[k] = v

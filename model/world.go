@@ -84,6 +84,8 @@ func (st *State) enabledWorld(a Action) bool {
 		return !st.failing[a.Image] && slices.Contains(imagesToFail(ImagesInUse(st.Objects), st.failing, st.Containers("")), a.Image)
 	case OpImagePulls:
 		return st.failing[a.Image]
+	case OpNodeCPUFull, OpNodeCPUFrees:
+		return slices.Contains(CPUFaults(st.Objects(KindNode), st.Objects(KindPod), st.CPUFullNodes()), a)
 	}
 	for _, c := range st.Containers(a.Who) {
 		if c.Pod == a.Key && c.Running && (a.Op == OpContainerOOM || c.Unready == (a.Op == OpReadinessPasses)) {
@@ -159,6 +161,8 @@ func (st *State) worldFault(a Action) {
 	switch a.Op {
 	case OpImageFails:
 		st.failing[a.Image] = true
+	case OpNodeCPUFull, OpNodeCPUFrees:
+		st.cpuWorldFault(a)
 	case OpImagePulls:
 		delete(st.failing, a.Image)
 		for _, n := range st.names {

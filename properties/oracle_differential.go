@@ -220,6 +220,9 @@ func (in *Intents) Reference(s *model.Snapshot) (*model.Snapshot, error) {
 	for _, img := range s.FailingImages {
 		st.Step(model.Action{Op: model.OpImageFails, Image: img}) // not enabled (no longer in use): meaningless
 	}
+	for _, n := range s.CPUFullNodes {
+		st.Step(model.Action{Op: model.OpNodeCPUFull, Who: n}) // not enabled (a pod is bound there): meaningless
+	}
 	if _, err := st.Quiesce(MaxQuiesceSteps); err != nil {
 		return nil, fmt.Errorf("properties: the differential run: %w", err)
 	}

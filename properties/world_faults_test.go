@@ -2,6 +2,7 @@ package properties
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/converge-dev/converge/impl/api"
@@ -150,5 +151,55 @@ func TestWorldReadinessFlap(t *testing.T) {
 	w.settle(nil)
 	if c := condition(w.pod(key), "Ready"); c.Status != api.ConditionTrue {
 		t.Fatalf("Ready %+v after the probe passes, want True", c)
+	}
+}
+
+// A node another tenant has filled (model/world_cpu.go): the model and the
+// implementation agree on the faults offered and step by step; the pod
+// whose only node is full stays Pending, unbound, for upstream's reason;
+// freeing the node schedules it; a node with a bound pod is not offered
+// the fault.
+func TestWorldNodeCPUFull(t *testing.T) {
+	w := newWorldRun(t)
+	agree := func(when string) []model.Action {
+		t.Helper()
+		m, s := w.p.Model.EnabledWorldFaults(), w.p.Impl.EnabledWorldFaults()
+		if !slices.Equal(m, s) {
+			t.Fatalf("%s: world faults differ:\n model: %v\n impl:  %v", when, m, s)
+		}
+		return s
+	}
+	w.do("add-node node-1")
+	w.settle(nil)
+	full := model.Action{Op: model.OpNodeCPUFull, Who: "node-1"}
+	if !slices.Contains(agree("empty node"), full) {
+		t.Fatalf("%s not offered on an empty node", full)
+	}
+	w.do("node-cpu-full node-1", "create-pod solo image=nginx:1")
+	w.settle(nil)
+	p := w.pod("solo")
+	if p.Spec.NodeName != "" || p.Status.Phase != "Pending" {
+		t.Fatalf("pod on %q, phase %s: want unbound and Pending on a full node", p.Spec.NodeName, p.Status.Phase)
+	}
+	snap := w.snapshot()
+	if !slices.Equal(snap.CPUFullNodes, []string{"node-1"}) {
+		t.Fatalf("implementation's full nodes %v, want [node-1]", snap.CPUFullNodes)
+	}
+	mp := snap.Objects[model.RefTo(model.KindPod, "solo")].(*model.Pod)
+	// The FailedScheduling event's message (events.go) from the same
+	// decision code over the implementation's objects.
+	if got, want := model.WhyUnschedulable(mp, snap.List(model.KindNode), snap.List(model.KindPod), w.p.Impl.CPUFullNodes()...), "0/1 nodes are available: 1 Insufficient cpu."; got != want {
+		t.Fatalf("WhyUnschedulable = %q, want %q", got, want)
+	}
+	agree("full node")
+	w.do("node-cpu-frees node-1")
+	w.settle(nil)
+	if p := w.pod("solo"); p.Spec.NodeName != "node-1" || condition(p, "Ready").Status != api.ConditionTrue {
+		t.Fatalf("after the node frees: node %q, status %+v; want bound to node-1 and ready", p.Spec.NodeName, p.Status)
+	}
+	for _, a := range agree("bound pod") {
+		if a.Op == model.OpNodeCPUFull {
+			t.Fatalf("%s offered on a node with a pod bound", a)
+		}
 	}
 }

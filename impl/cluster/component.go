@@ -359,3 +359,4 @@ func (h *host) NodeIndex(node string) int                { return h.env.nodes.in
 func (h *host) Containers(node string) []model.Container { return h.env.nodes.containers(h.ctx, node) }
 func (h *host) Rules(node string) map[string]model.Rule  { return h.env.nodes.rulesOf(node) }
 func (h *host) ImagePullFails(image string) bool         { return h.env.nodes.imagePullFails(image) }
+func (h *host) CPUFullNodes() []string                   { return h.env.nodes.cpuFullNodes() }

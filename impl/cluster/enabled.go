@@ -29,7 +29,7 @@ func (s *Stepped) enabled(a model.Action) bool {
 	case model.OpNodeDown, model.OpNodeUp:
 		c := s.comps[model.KubeletName(a.Who)]
 		return c != nil && c.down == (a.Op == model.OpNodeUp)
-	case model.OpImageFails, model.OpImagePulls, model.OpContainerOOM, model.OpReadinessFails, model.OpReadinessPasses:
+	case model.OpImageFails, model.OpImagePulls, model.OpContainerOOM, model.OpReadinessFails, model.OpReadinessPasses, model.OpNodeCPUFull, model.OpNodeCPUFrees:
 		return s.enabledWorld(a)
 	}
 	c := s.comps[a.Who]
@@ -157,8 +157,10 @@ func (s *Stepped) Recovery() []model.Action {
 			out = append(out, model.Action{Op: model.OpNodeUp, Who: node})
 		}
 	}
-	// Failing probes pass again; failing images stay failing.
-	return append(out, model.ProbeRecovery(s.env.nodes.all(s.ctx))...)
+	// Failing probes pass again and full nodes free; failing images stay
+	// failing.
+	out = append(out, model.ProbeRecovery(s.env.nodes.all(s.ctx))...)
+	return append(out, model.CPURecovery(s.env.nodes.cpuFullNodes())...)
 }
 
 // EnabledFaults lists the faults that can be injected now, in the model's

@@ -172,12 +172,12 @@ func (e *eventRecorder) observe(actor string, w model.Write, stored api.Object) 
 // failedScheduling reports that the scheduler found no node for a pod it
 // just tried, with the filter's reasons (a scheduling attempt writes
 // nothing, so there is no write to derive it from).
-func (e *eventRecorder) failedScheduling(c *component, key string) {
+func (e *eventRecorder) failedScheduling(c *component, key string, cpuFull []string) {
 	c.mu.Lock()
 	p, _ := c.mem.Get(model.KindPod, key).(*model.Pod)
 	why := ""
 	if p != nil && p.NodeName == "" && !p.Deleting {
-		why = model.WhyUnschedulable(p, c.mem.List(model.KindNode), c.mem.List(model.KindPod))
+		why = model.WhyUnschedulable(p, c.mem.List(model.KindNode), c.mem.List(model.KindPod), cpuFull...)
 	}
 	c.mu.Unlock()
 	if why == "" {

@@ -35,6 +35,10 @@ type nodes struct {
 	// fakes is the built-in fake runtime's host, which takes the world
 	// faults (world.go); nil with a runtime the user gives.
 	fakes *container.FakeHost
+	// cpuFull are the nodes whose spare CPU another tenant holds
+	// (world_cpu.go), under cpuMu: the scheduler reads them.
+	cpuMu   sync.Mutex
+	cpuFull map[string]bool
 }
 
 type listedContainers struct {

@@ -239,7 +239,7 @@ func (r *Running) work(c *component) {
 		a := model.Action{Op: model.OpReconcile, Who: c.name, Key: key}
 		writes := c.reconcile(c.ctx, key, 0)
 		if len(writes) == 0 && c.name == model.Scheduler && c.user == nil && r.env.events != nil {
-			r.env.events.failedScheduling(c, key)
+			r.env.events.failedScheduling(c, key, r.env.nodes.cpuFullNodes())
 		}
 		r.logStep(a, model.Result{Writes: writes})
 	}

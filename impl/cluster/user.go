@@ -111,5 +111,6 @@ func (s *Stepped) Snapshot() *model.Snapshot {
 	snap.Containers = s.env.nodes.all(ctx)
 	snap.Rules = s.env.nodes.allRules()
 	snap.FailingImages = s.env.nodes.failingImages()
+	snap.CPUFullNodes = s.env.nodes.cpuFullNodes()
 	return snap
 }

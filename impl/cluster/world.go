@@ -55,6 +55,8 @@ func (n *nodes) containerFault(ctx context.Context, a model.Action) bool {
 func (s *Stepped) worldFault(a model.Action) {
 	n := s.env.nodes
 	switch a.Op {
+	case model.OpNodeCPUFull, model.OpNodeCPUFrees:
+		s.cpuWorldFault(a)
 	case model.OpImageFails:
 		n.fakes.FailPulls(a.Image)
 	case model.OpImagePulls:
@@ -97,7 +99,8 @@ func (s *Stepped) EnabledWorldFaults() []model.Action {
 	if !n.worldFaults() {
 		return nil
 	}
-	return model.WorldFaults(model.ImagesInUse(s.Objects), n.failingImages(), n.all(s.ctx))
+	return append(model.WorldFaults(model.ImagesInUse(s.Objects), n.failingImages(), n.all(s.ctx)),
+		model.CPUFaults(s.Objects(model.KindNode), s.Objects(model.KindPod), n.cpuFullNodes())...)
 }
 
 // FailingImages lists the images whose pulls fail now, sorted: the
@@ -105,15 +108,19 @@ func (s *Stepped) EnabledWorldFaults() []model.Action {
 // applying image-fails for each.
 func (s *Stepped) FailingImages() []string { return s.env.nodes.failingImages() }
 
-// StartWorld sets the images whose pulls fail before the run begins: the
-// world a reference run of another run's inputs is given (that run's
-// FailingImages), so that it sees the same world. It is no action (none is
+// StartWorld sets the images whose pulls fail and the nodes whose CPU
+// another tenant holds before the run begins: the world a reference run of
+// another run's inputs is given (that run's FailingImages and
+// CPUFullNodes), so that it sees the same world. It is no action (none is
 // recorded), and it reports false with a runtime the user gave.
-func (s *Stepped) StartWorld(failingImages []string) bool {
+func (s *Stepped) StartWorld(failingImages, cpuFullNodes []string) bool {
 	if !s.env.nodes.worldFaults() {
 		return false
 	}
 	s.env.nodes.fakes.FailPulls(failingImages...)
+	for _, n := range cpuFullNodes {
+		s.env.nodes.setCPUFull(n, true)
+	}
 	return true
 }
 
