@@ -45,7 +45,8 @@ type Operator struct {
 	Fields map[string][]crdgen.Option
 	// NoFaults turns off the faults: crashes (within a reconcile too),
 	// restarts against a lagging apiserver, dropped watches, transient
-	// API errors, and the control plane's own faults.
+	// API errors, and the control plane's own faults; the world faults
+	// (NoWorldFaults) are drawn among them, so it turns those off too.
 	NoFaults bool
 	// NoWorldFaults turns off the faults of the managed application's
 	// world, which are on by default: images that do not pull

@@ -25,7 +25,7 @@ const maxOperatorQuiesceWrites = 100
 
 // end recovers from the faults, quiesces on events and the operator's own
 // timers alone, and checks the end state: convergence, the user's
-// Converged, status honesty and config at convergence, the differential,
+// Converged, status honesty, status counts and config at convergence, the differential,
 // then the fixed point under a resync. The differential judges the state
 // events left: the resync runs before it only when another writer's
 // change still stands, to tell a missing watch (the events-alone
@@ -48,6 +48,7 @@ func (r *operatorRun) end() {
 		}
 	}
 	r.statusAtConvergence()
+	r.statusCountsAtConvergence()
 	r.configAtConvergence()
 	if standing := r.standing(); len(standing) > 0 {
 		r.fixedPoint(standing)

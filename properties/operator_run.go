@@ -35,6 +35,7 @@ type customKind struct {
 	resource   string
 	namespaced bool
 	gen        *crdgen.Generator
+	counts     []string // the replica counts its status schema declares (oracle_status_counts.go)
 }
 
 // operatorRun is one interleaving: a stepped control plane, the CRDs, the
@@ -225,7 +226,8 @@ func loadCustomKinds(ctx context.Context, reg *registry.Registry, names, kinds [
 				return nil, fmt.Errorf("CRD %s: %w", name, err)
 			}
 			out = append(out, customKind{gvk: schema.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind},
-				resource: c.Spec.Names.Plural, namespaced: c.Spec.Scope == apiextensionsv1.NamespaceScoped, gen: gen})
+				resource: c.Spec.Names.Plural, namespaced: c.Spec.Scope == apiextensionsv1.NamespaceScoped, gen: gen,
+				counts: declaredCounts(v.Schema)})
 		}
 	}
 	if len(out) == 0 {

@@ -16,10 +16,11 @@ const (
 	oracleObservedGeneration = "observed-generation"
 	oracleLostUpdates        = "lost-updates"
 	oracleDestructive        = "destructive-history"
+	oracleStatusCounts       = "status-counts"
 )
 
 // SkippableOracles are the names Operator.Skip accepts.
-var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration, oracleLostUpdates, oracleDestructive}
+var SkippableOracles = []string{oracleStatusHonesty, oracleEventsAlone, oracleConfigReachesPods, oracleObservedGeneration, oracleLostUpdates, oracleDestructive, oracleStatusCounts}
 
 // hostOracles are the skippable oracles the operator's host runs, by the
 // name its failures carry.
