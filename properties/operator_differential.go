@@ -31,9 +31,11 @@ func (r *operatorRun) differential() {
 	r.rt.Helper()
 	ops := r.hist.replay()
 	kinds := r.host.Kinds()
-	got, want := withoutStuckStatus(r.state(kinds), r.referenceState(ops, kinds), r.s.FailingImages(), r.stuckStatefulSets()...) // operator_stuck.go
+	cur, written := r.stateNamed(kinds)
+	got, want := withoutStuckStatus(cur, r.referenceState(ops, kinds), r.s.FailingImages(), r.stuckStatefulSets()...) // operator_stuck.go
 	got, want = r.withoutDefaulted(got), r.withoutDefaulted(want)
 	got, want = r.withoutRefused(got), r.withoutRefused(want) // operator_refused.go
+	got = r.withoutPartial(got, want, written)                // oracle_partial.go
 	if stateDiff(got, want) == "" {
 		return
 	}
@@ -263,17 +265,7 @@ func (r *operatorRun) list(gvk schema.GroupVersionKind) []unstructured.Unstructu
 
 // state is every object of kinds, masked, by kind and masked name.
 func (r *operatorRun) state(kinds []schema.GroupVersionKind) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	for _, gvk := range kinds {
-		for _, o := range r.list(gvk) {
-			m := maskObject(r.normalized(gvk, o.Object))
-			key := gvk.Kind + " " + model.Key(o.GetNamespace(), maskedName(&o))
-			for n := 2; out[key] != nil; n++ { // two generated names mask alike
-				key = fmt.Sprintf("%s #%d", key, n)
-			}
-			out[key] = m
-		}
-	}
+	out, _ := r.stateNamed(kinds)
 	return out
 }
 

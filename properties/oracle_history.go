@@ -73,6 +73,8 @@ type reconcileView struct {
 	revs     map[schema.GroupKind]int64
 	uids     map[schema.GroupKind]string
 	children map[*historyInput]cachedChild // each drifted child of the owner, as the view held it
+	held     *historyInput                 // the owner's user write it held
+	writes   []operator.Written            // the reconcile's writes so far (oracle_partial.go)
 }
 
 // cachedChild is a drifted child as the operator's informer held it.
@@ -95,6 +97,7 @@ func (c cachedChild) seen(d *historyInput) bool {
 type history struct {
 	inputs []*historyInput
 	views  map[operator.Item]reconcileView
+	writes map[string][]partialWrite // the operator's writes, by resource/name (oracle_partial.go)
 }
 
 // noteInput records a user's write of k's custom resource namespace/name,
@@ -298,6 +301,7 @@ func (r *operatorRun) beginReconcile(it operator.Item) {
 		c.rev, _ = strconv.ParseInt(rev, 10, 64)
 		v.children[in] = c
 	}
+	v.held = r.hist.heldInput(v, it.Request.Namespace, it.Request.Name)
 	if r.hist.views == nil {
 		r.hist.views = map[operator.Item]reconcileView{}
 	}
@@ -311,12 +315,26 @@ func (r *operatorRun) beginReconcile(it operator.Item) {
 // and the owner as it was when drifted, or as one of its earlier writes
 // (then the drift is replayed after that write: see asOf).
 func (r *operatorRun) endReconcile(it operator.Item, out operator.Outcome) {
-	if r.reference || out.Parked {
+	if r.reference {
 		return
 	}
 	v, ok := r.hist.views[it]
+	if ok {
+		v.writes = append(v.writes, out.Writes...)
+	}
+	if out.Parked {
+		if ok {
+			r.hist.views[it] = v
+		}
+		return
+	}
 	delete(r.hist.views, it)
-	if !ok || !out.Settled {
+	r.hist.endKilled(out.Killed)
+	if !ok {
+		return
+	}
+	r.hist.noteWrites(v, out.Settled)
+	if !out.Settled {
 		return
 	}
 	for n, in := range r.hist.inputs {

@@ -19,3 +19,14 @@ func TestBrokerNoWorldFaults(t *testing.T) {
 	defer properties.SetRapidFlags(t, map[string]string{"rapid.checks": "30"})()
 	probetest.Check(t, o)
 }
+
+// TestBrokerPausedAfterAPartialReconcile: seed 2 draws a reconcile that
+// makes b-config and crashes before the Deployment, a retry that fails,
+// then a pause. The correct reconciler keeps b-config while paused; the
+// differential's reference, which never settled the write before the
+// pause, has none, and reported it (`ConfigMap default/b-config only in
+// this run`) until partial reconciles were told apart.
+func TestBrokerPausedAfterAPartialReconcile(t *testing.T) {
+	defer properties.SetRapidFlags(t, map[string]string{"rapid.seed": "2", "rapid.checks": "60"})()
+	properties.CheckOperator(t, op())
+}
