@@ -97,21 +97,12 @@ func (h *history) endKilled(killed []operator.Item) {
 // that partial reconciles alone wrote; written names each of got's keys
 // as the operator's writes name it.
 func (r *operatorRun) withoutPartial(got, want map[string]map[string]any, written map[string]string) map[string]map[string]any {
-	var out map[string]map[string]any
-	for key := range got {
-		if _, both := want[key]; both || !r.hist.partialOnly(r.hist.writes[written[key]]) {
+	out := make(map[string]map[string]any, len(got))
+	for key, o := range got {
+		if _, both := want[key]; !both && r.hist.partialOnly(r.hist.writes[written[key]]) {
 			continue
 		}
-		if out == nil {
-			out = make(map[string]map[string]any, len(got))
-			for k, o := range got {
-				out[k] = o
-			}
-		}
-		delete(out, key)
-	}
-	if out == nil {
-		return got
+		out[key] = o
 	}
 	return out
 }
@@ -129,11 +120,7 @@ func (r *operatorRun) stateNamed(kinds []schema.GroupVersionKind) (map[string]ma
 				key = fmt.Sprintf("%s #%d", key, n)
 			}
 			out[key] = maskObject(r.normalized(gvk, o.Object))
-			ns := o.GetNamespace()
-			if ns == "default" {
-				ns = ""
-			}
-			names[key] = resource + "/" + model.Key(ns, o.GetName())
+			names[key] = resource + "/" + traceName(o.GetNamespace(), o.GetName())
 		}
 	}
 	return out, names

@@ -48,7 +48,8 @@ func TestPartialReconcileBeforeAPauseIsNoDifference(t *testing.T) {
 }
 
 // TestPartialReconcileExemptionKeepsItsTeeth: a bug of the class the
-// exemption could hide is still reported.
+// exemption could hide is still reported. End to end, the broker's
+// TestBrokerGeneratedNameLeakAfterACrashIsCaught is the same teeth.
 func TestPartialReconcileExemptionKeepsItsTeeth(t *testing.T) {
 	for _, c := range []struct {
 		name   string
